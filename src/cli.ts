@@ -1,0 +1,200 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Runner } from 'graphile-worker';
+import type { Config } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { createKey } from './domain/auth/create-key.ts';
+import { KeyCreateError } from './domain/auth/create-key.ts';
+import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
+import { isEmpty, loadSeed, readSeedFile } from './domain/seed/load.ts';
+import { SeedError } from './domain/seed/validate.ts';
+import { createRateLimitStore } from './http/rate-limit-store-factory.ts';
+import { buildServer } from './http/server.ts';
+import { startWorker } from './jobs/worker.ts';
+import type { Database } from './runtime.ts';
+import { createLogger, openDatabase } from './runtime.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DEMO_FILE = path.join(ROOT, 'fixtures', 'demo.json');
+
+const HELP: Record<string, string> = {
+  main: `booking-service <command>
+
+Commands:
+  start            migrate, load fixtures/demo.json into an empty database, serve (what npm start runs)
+  serve            migrate, then run the HTTP API and a job worker in this process
+  worker           migrate, then run only the job worker (several may share one database)
+  migrate          apply pending database migrations and exit
+  seed FILE        load organizations, teams, members, event types, calendars and keys from FILE
+  keys create      create an API key and print it once
+
+Configuration comes from environment variables only; see README.md.
+Run "booking-service <command> --help" for a command's options.`,
+  start: `booking-service start\n\nMigrates, seeds fixtures/demo.json when the database is empty, prints the demo keys and the\nreference URL, then serves the API with a worker. Environment: see README.md.`,
+  serve: `booking-service serve\n\nMigrates, then serves the HTTP API on HOST:PORT and runs a job worker in the same process.`,
+  worker: `booking-service worker\n\nMigrates, then runs only the job worker (routing, webhook delivery, email).`,
+  migrate: `booking-service migrate\n\nApplies pending migrations under an advisory lock; a second run is a no-op.`,
+  seed: `booking-service seed FILE\n\nLoads FILE (format: fixtures/demo.json). Idempotent: rows are matched by id and only changed\nvalues are written. A bad file is refused whole, naming the path of the bad value.`,
+  keys: `booking-service keys create --org ORG_ID --name NAME --scopes SCOPE[,SCOPE...]
+                          [--mode test|live] [--type secret|publishable] [--allowed-origins ORIGIN[,ORIGIN...]]
+
+Creates an API key for the organization and prints it once; only its hash is stored.
+Defaults: --mode test, --type secret.`,
+};
+
+function usage(command: string, code = 0): never {
+  (code === 0 ? console.log : console.error)(HELP[command] ?? HELP.main);
+  process.exit(code);
+}
+
+type Stoppable = { close(): Promise<void> };
+
+function onShutdown(log: (msg: string) => void, parts: Stoppable[]): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`received ${signal}, shutting down`);
+    for (const part of parts) await part.close().catch((err) => console.error(err));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config, 5);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function runServe(config: Config, opts: { api: boolean; demo: boolean }): Promise<void> {
+  const startedAt = Date.now();
+  const log = createLogger(config);
+  if (config.webhookAllowPrivateTargets) {
+    log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses (development and tests only)');
+  }
+  const db = await openDatabase(config, opts.api ? 30 : 15);
+  const parts: Stoppable[] = [];
+  try {
+    await migrate(db.pool);
+    if (opts.demo && (await isEmpty(db.pool))) {
+      await loadSeed(db.pool, readSeedFile(DEMO_FILE));
+      log.info({ file: DEMO_FILE }, 'loaded demo data into the empty database');
+    }
+    const freebusyCache = createFreeBusyCache(config);
+    const now = () => new Date();
+    const runner: Runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
+    parts.push({ close: () => runner.stop() });
+    if (opts.api) {
+      const rateLimitStore = createRateLimitStore(config);
+      const app = await buildServer({ deps: { db: db.pool, config, now, freebusyCache }, rateLimitStore, logger: undefined, loggerInstance: log });
+      parts.unshift({ close: () => app.close() });
+      parts.push({ close: () => rateLimitStore.close() });
+      const address = await app.listen({ port: config.port, host: config.host });
+      const base = config.publicUrl ?? address;
+      if (opts.demo) printDemo(base);
+      log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
+    } else {
+      log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'worker ready');
+    }
+    parts.push({ close: () => freebusyCache.close() });
+    parts.push(db);
+    onShutdown((m) => log.info(m), parts);
+  } catch (err) {
+    for (const part of parts) await part.close().catch(() => {});
+    await db.close().catch(() => {});
+    throw err;
+  }
+}
+
+function printDemo(base: string): void {
+  const seed = readSeedFile(DEMO_FILE);
+  const lines = ['', 'Demo data is loaded. API keys (from fixtures/demo.json):'];
+  for (const org of seed.organizations) {
+    for (const k of org.api_keys) lines.push(`  ${k.key}   ${k.name} (${org.name})`);
+  }
+  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${seed.organizations[0]?.api_keys[0]?.key ?? 'KEY'}" ${base}/v1/event-types`, '');
+  console.log(lines.join('\n'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') usage('main');
+  if (rest.includes('--help') || rest.includes('-h')) usage(command);
+  const config = loadConfig();
+
+  switch (command) {
+    case 'start':
+      return runServe(config, { api: true, demo: true });
+    case 'serve':
+      return runServe(config, { api: true, demo: false });
+    case 'worker':
+      return runServe(config, { api: false, demo: false });
+    case 'migrate': {
+      const result = await withDatabase(config, (db) => migrate(db.pool));
+      console.log(result.applied.length ? `applied ${result.applied.join(', ')}` : 'database is up to date');
+      return;
+    }
+    case 'seed': {
+      const file = rest[0];
+      if (!file) usage('seed', 2);
+      const seed = readSeedFile(file);
+      const result = await withDatabase(config, async (db) => {
+        await migrate(db.pool);
+        return loadSeed(db.pool, seed);
+      });
+      const orgs = seed.organizations.length;
+      console.log(`seeded ${orgs} organization${orgs === 1 ? '' : 's'} from ${file}: ${result.changes} row${result.changes === 1 ? '' : 's'} changed`);
+      return;
+    }
+    case 'keys': {
+      if (rest[0] !== 'create') usage('keys', 2);
+      const { values } = parseArgs({
+        args: rest.slice(1),
+        options: {
+          org: { type: 'string' },
+          name: { type: 'string' },
+          scopes: { type: 'string' },
+          mode: { type: 'string', default: 'test' },
+          type: { type: 'string', default: 'secret' },
+          'allowed-origins': { type: 'string' },
+        },
+      });
+      const created = await withDatabase(config, async (db) => {
+        await migrate(db.pool);
+        return createKey(db.pool, {
+          organizationId: values.org,
+          name: values.name,
+          scopes: values.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
+          mode: values.mode,
+          type: values.type,
+          allowedOrigins: values['allowed-origins']?.split(',').map((s) => s.trim()).filter(Boolean),
+        });
+      });
+      console.log(created.key);
+      console.error(`created ${created.kind} ${created.mode} key ${created.id} for ${created.organizationId}; it is shown only this once`);
+      return;
+    }
+    default:
+      usage('main', 2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError || err instanceof SeedError || err instanceof KeyCreateError) {
+    console.error(err.message);
+    process.exit(err instanceof ConfigError ? 78 : 1);
+  }
+  if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

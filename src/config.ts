@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+/** Raised for a bad environment variable; the CLI prints its message as one line and exits 1. */
+export class ConfigError extends Error {}
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  host: string;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  webhookAllowPrivateTargets: boolean;
+  /**
+   * Webhook attempts: its length is the number of attempts (default 5); the first is made at
+   * once, and entry k (1-based) is the wait in seconds after a failed attempt k before attempt
+   * k + 1, so the last entry is never waited (docs/webhooks.md).
+   */
+  webhookRetrySchedule: number[];
+  /** 32-byte AES-256-GCM key that encrypts webhook secrets at rest (WEBHOOK_SECRET_KEY, base64). */
+  webhookSecretKey: Buffer;
+  /** True when WEBHOOK_SECRET_KEY is unset and the public development key is in use. */
+  webhookSecretKeyIsDefault: boolean;
+  /** Extra CA certificate (PEM file) trusted for webhook delivery, for self-signed test receivers. */
+  webhookCaFile: string | undefined;
+  rateLimitLive: number;
+  rateLimitTest: number;
+  workerConcurrency: number;
+  logLevel: string;
+  nodeEnv: string;
+  publicUrl: string | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name}: expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name}: must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name}: expected "true" or "false", got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name}: not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name}: protocol must be one of ${protocols.join(', ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function schedule(env: Env, name: string): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [1, 5, 25, 125, 625];
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+    throw new ConfigError(`${name}: expected comma-separated seconds such as "1,5,25", got "${raw}"`);
+  }
+  if (parts.length > 20) throw new ConfigError(`${name}: at most 20 retry delays`);
+  return parts.map(Number);
+}
+
+function secretKey(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError(`${name}: expected base64 of 32 bytes (openssl rand -base64 32)`);
+  return key;
+}
+
+// Known to everyone on purpose: it only keeps development databases from holding plain secrets.
+const DEVELOPMENT_WEBHOOK_KEY = createHash('sha256').update('booking-service development webhook secret key').digest();
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const nodeEnv = env.NODE_ENV || 'development';
+  const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS');
+  if (allowPrivate && nodeEnv === 'production') {
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production');
+  }
+  const webhookSecretKey = secretKey(env, 'WEBHOOK_SECRET_KEY');
+  return {
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking-service.local>',
+    webhookAllowPrivateTargets: allowPrivate,
+    webhookRetrySchedule: schedule(env, 'WEBHOOK_RETRY_SCHEDULE'),
+    webhookSecretKey: webhookSecretKey ?? DEVELOPMENT_WEBHOOK_KEY,
+    webhookSecretKeyIsDefault: webhookSecretKey === undefined,
+    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    rateLimitLive: int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000),
+    rateLimitTest: int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
+    logLevel,
+    nodeEnv,
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
+  };
+}

@@ -1,0 +1,63 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../db/pool.ts';
+import * as apiKeys from '../../db/queries/api-keys.ts';
+import type { KeyKind, Mode, Scope } from './scopes.ts';
+import { expandScopes, parseKey } from './scopes.ts';
+
+export interface AuthContext {
+  keyId: string;
+  organizationId: string;
+  kind: KeyKind;
+  mode: Mode;
+  scopes: ReadonlySet<Scope>;
+  allowedOrigins: readonly string[] | null;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The part of a key safe to show in lists and logs: its prefix and first characters. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, 12);
+}
+
+export function generateKey(kind: KeyKind, mode: Mode): string {
+  return `${kind === 'publishable' ? 'pk' : 'sk'}_${mode}_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+}
+
+export function newKeyId(): string {
+  return `key_${randomBytes(10).toString('hex')}`;
+}
+
+// Keys are looked up on every request; a short cache keeps that off the database while a
+// revoked or changed key still takes effect within seconds.
+const CACHE_MS = 10_000;
+const cache = new Map<string, { at: number; ctx: AuthContext | null }>();
+
+export async function authenticate(db: Db, rawKey: string, now = Date.now()): Promise<AuthContext | null> {
+  const parsed = parseKey(rawKey);
+  if (!parsed) return null;
+  const hash = hashKey(rawKey);
+  const hit = cache.get(hash);
+  if (hit && now - hit.at < CACHE_MS) return hit.ctx;
+  const row = await apiKeys.findActiveByHash(db, hash);
+  const ctx: AuthContext | null =
+    row && row.kind === parsed.kind && row.mode === parsed.mode
+      ? {
+          keyId: row.id,
+          organizationId: row.organization_id,
+          kind: row.kind,
+          mode: row.mode,
+          scopes: expandScopes(row.scopes),
+          allowedOrigins: row.allowed_origins && row.allowed_origins.length > 0 ? row.allowed_origins : null,
+        }
+      : null;
+  if (cache.size > 10_000) cache.clear();
+  cache.set(hash, { at: now, ctx });
+  return ctx;
+}
+
+export function clearKeyCache(): void {
+  cache.clear();
+}

@@ -1,0 +1,79 @@
+/**
+ * One class per HTTP outcome. Domain code throws these; src/http/errors.ts is the only place
+ * that turns them (and every other error) into the spec's envelope.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  abstract readonly type: string;
+  abstract readonly code: string;
+  /** Extra response headers, e.g. Retry-After. */
+  headers: Record<string, string> = {};
+}
+
+export class ValidationError extends DomainError {
+  readonly status = 400;
+  readonly type = 'invalid_request_error';
+  readonly code = 'validation_error';
+  readonly field: string | undefined;
+  constructor(message: string, field?: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+export class Unauthorized extends DomainError {
+  readonly status = 401;
+  readonly type = 'authentication_error';
+  readonly code = 'unauthorized';
+}
+
+export class Forbidden extends DomainError {
+  readonly status = 403;
+  readonly type = 'permission_error';
+  readonly code = 'forbidden';
+}
+
+export class NotFound extends DomainError {
+  readonly status = 404;
+  readonly type = 'not_found_error';
+  readonly code = 'not_found';
+}
+
+export class Conflict extends DomainError {
+  readonly status = 409;
+  readonly type = 'conflict_error';
+  readonly code = 'conflict';
+}
+
+export type PreconditionCode =
+  | 'precondition_failed'
+  | 'cancellation_disabled'
+  | 'cancellation_cutoff_passed'
+  | 'terminal_state'
+  | 'idempotency_key_reused';
+
+export class PreconditionFailed extends DomainError {
+  readonly status = 422;
+  readonly type = 'precondition_error';
+  readonly code: PreconditionCode;
+  constructor(code: PreconditionCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413;
+  readonly type = 'invalid_request_error';
+  readonly code = 'payload_too_large';
+}
+
+export class RateLimited extends DomainError {
+  readonly status = 429;
+  readonly type = 'rate_limit_error';
+  readonly code = 'rate_limit_exceeded';
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}

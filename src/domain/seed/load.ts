@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import type { Pool } from '../../db/pool.ts';
+import { transaction } from '../../db/pool.ts';
+import { upsertKey } from '../../db/queries/api-keys.ts';
+import * as up from '../../db/queries/seed-upserts.ts';
+import { displayPrefix, hashKey, newKeyId } from '../auth/keys.ts';
+import { parseKey } from '../auth/scopes.ts';
+import type { SeedFile } from './validate.ts';
+import { SeedError, validateSeed } from './validate.ts';
+
+export interface SeedResult {
+  changes: number;
+  file: SeedFile;
+}
+
+export function readSeedFile(file: string): SeedFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SeedError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new SeedError(`$: not valid JSON (${(err as Error).message})`);
+  }
+  return validateSeed(raw);
+}
+
+/**
+ * Loads a validated seed file in one transaction: all of it or nothing. Rows are matched by
+ * id (keys by their hash) and only rows whose values differ are written.
+ */
+export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> {
+  const changes = await transaction(pool, async (tx) => {
+    let n = 0;
+    for (const [oi, org] of seed.organizations.entries()) {
+      const p = `organizations[${oi}]`;
+      const clash =
+        (await up.foreignIds(tx, 'members', org.id, org.members.map((m) => m.id)))[0] ??
+        (await up.foreignIds(tx, 'event_types', org.id, org.event_types.map((e) => e.id)))[0] ??
+        (await up.foreignIds(tx, 'calendars', org.id, org.calendars.map((c) => c.id)))[0];
+      if (clash) throw new SeedError(`${p}: id "${clash}" already belongs to another organization`);
+      n += await up.upsertOrganization(tx, org);
+      for (const team of org.teams) n += await up.upsertTeam(tx, org.id, team);
+      for (const member of org.members) n += await up.upsertMember(tx, org.id, member);
+      for (const type of org.event_types) n += await up.upsertEventType(tx, org.id, type);
+      for (const cal of org.calendars) n += await up.upsertCalendar(tx, org.id, cal);
+      for (const k of org.api_keys) {
+        const parsed = parseKey(k.key)!;
+        const outcome = await upsertKey(tx, {
+          id: newKeyId(),
+          organizationId: org.id,
+          name: k.name,
+          hash: hashKey(k.key),
+          prefix: displayPrefix(k.key),
+          kind: parsed.kind,
+          mode: parsed.mode,
+          scopes: k.scopes,
+          allowedOrigins: k.allowed_origins,
+        });
+        if (outcome !== 'unchanged') n += 1;
+      }
+    }
+    return n;
+  });
+  return { changes, file: seed };
+}
+
+export async function isEmpty(pool: Pool): Promise<boolean> {
+  const r = await pool.query('select not exists (select 1 from organizations) as empty');
+  return r.rows[0].empty as boolean;
+}

@@ -1,0 +1,62 @@
+import type { Scope } from '../domain/auth/scopes.ts';
+
+/**
+ * Who may call what (decisions.md §3): one row per route, keyed by method and the path
+ * without /v1. `public` routes need no key; `optional` routes accept a key and then check it;
+ * `publishable` says whether a pk_ key holding the scope may call it.
+ */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'optional' }
+  | { kind: 'key'; scope: Scope; publishable: boolean };
+
+const key = (scope: Scope, publishable = false): Access => ({ kind: 'key', scope, publishable });
+
+export const ACCESS: Record<string, Access> = {
+  'GET /healthz': { kind: 'public' },
+  'GET /readyz': { kind: 'public' },
+  'GET /openapi.json': { kind: 'public' },
+  'GET /freebusy/:userId': { kind: 'optional' },
+
+  'POST /bookings': key('bookings:create', true),
+  'GET /bookings': key('bookings:read'),
+  'GET /bookings/:id': key('bookings:read'),
+  'GET /bookings/external/:externalId': key('bookings:read'),
+  'PATCH /bookings/:id': key('bookings:write'),
+  'DELETE /bookings/:id': key('bookings:write'),
+  'POST /bookings/:id/reschedule': key('bookings:write'),
+  'POST /bookings/:id/confirm': key('bookings:write'),
+  'POST /bookings/:id/complete': key('bookings:write'),
+  'POST /bookings/:id/no-show': key('bookings:write'),
+
+  'GET /event-types': key('event-types:read', true),
+  'GET /event-types/:id': key('event-types:read', true),
+  'GET /event-types/:id/fields': key('event-types:read', true),
+  'POST /event-types': key('event-types:write'),
+  'PATCH /event-types/:id': key('event-types:write'),
+  'DELETE /event-types/:id': key('event-types:write'),
+  'GET /availability': key('event-types:read', true),
+
+  'GET /team/members': key('team:read', true),
+  'GET /team/members/available': key('team:read', true),
+  'GET /team/members/:id': key('team:members:read'),
+
+  'GET /calendars': key('calendars:read'),
+  'GET /calendars/:userId': key('calendars:read'),
+
+  'GET /webhooks': key('webhooks:read'),
+  'GET /webhooks/:id': key('webhooks:read'),
+  'GET /webhooks/:id/deliveries': key('webhooks:read'),
+  'GET /webhooks/:id/stats': key('webhooks:read'),
+  'POST /webhooks': key('webhooks:manage'),
+  'PATCH /webhooks/:id': key('webhooks:manage'),
+  'DELETE /webhooks/:id': key('webhooks:manage'),
+  'POST /webhooks/:id/test': key('webhooks:manage'),
+  'POST /webhooks/:id/rotate-secret': key('webhooks:manage'),
+};
+
+/** Looks up a route's row; the /v1 prefix is irrelevant to access. */
+export function accessFor(method: string, routeUrl: string): Access | undefined {
+  const path = routeUrl.replace(/^\/v1(?=\/|$)/, '') || '/';
+  return ACCESS[`${method} ${path}`];
+}

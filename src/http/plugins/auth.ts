@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/pool.ts';
+import { isOriginAllowedAnywhere } from '../../db/queries/api-keys.ts';
+import type { AuthContext } from '../../domain/auth/keys.ts';
+import { authenticate } from '../../domain/auth/keys.ts';
+import { Forbidden, Unauthorized } from '../../domain/errors.ts';
+import { sendError } from '../errors.ts';
+import type { Access } from '../access.ts';
+import { accessFor } from '../access.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The calling key; null on public routes and on optional routes called without one. */
+    auth: AuthContext | null;
+  }
+}
+
+/** Where the key may be: Authorization: Bearer, Service-Api-Key, or the legacy X-API-Key. */
+export function extractKey(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string' && authorization.length > 0) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return m ? m[1] : '';
+  }
+  const service = request.headers['service-api-key'];
+  if (typeof service === 'string') return service.trim();
+  const legacy = request.headers['x-api-key'];
+  if (typeof legacy === 'string') return legacy.trim();
+  return undefined;
+}
+
+const ALLOW_HEADERS = 'Authorization, Content-Type, Service-Api-Key, X-API-Key, Idempotency-Key, X-Request-Id';
+const EXPOSE_HEADERS = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed';
+
+function routeAccess(request: FastifyRequest): Access | undefined {
+  const url = request.routeOptions.url;
+  if (url === undefined) return undefined; // unknown route: the 404 handler answers
+  if (url === '/docs' || url.startsWith('/docs/')) return { kind: 'public' };
+  return accessFor(request.method, url);
+}
+
+export function installAuth(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('auth', null);
+
+  // Every route must have a row in the access table: a route added without one fails at boot.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      if (route.url === '/docs' || route.url.startsWith('/docs/')) continue;
+      if (!accessFor(method, route.url)) throw new Error(`route ${method} ${route.url} has no row in src/http/access.ts`);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const access = routeAccess(request);
+    if (!access || access.kind === 'public') return;
+    const origin = request.headers.origin;
+    const raw = extractKey(request);
+    if (raw === undefined && access.kind === 'optional') {
+      reply.header('Access-Control-Allow-Origin', '*');
+      return;
+    }
+    if (raw === undefined || raw === '') throw new Unauthorized('missing API key: send Authorization: Bearer <key>');
+    const auth = await authenticate(db, raw);
+    if (!auth) throw new Unauthorized('invalid API key');
+    request.auth = auth;
+    if (origin !== undefined && auth.allowedOrigins && !auth.allowedOrigins.includes(origin)) {
+      throw new Forbidden(`origin "${origin}" is not allowed for this key`);
+    }
+    if (origin !== undefined) {
+      reply.header('Access-Control-Allow-Origin', origin);
+      reply.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    }
+    if (access.kind === 'key') {
+      if (auth.kind === 'publishable' && !access.publishable) {
+        throw new Forbidden('this endpoint needs a secret key (sk_); publishable keys may not call it');
+      }
+      if (!auth.scopes.has(access.scope)) throw new Forbidden(`this key lacks the "${access.scope}" scope`);
+    }
+  });
+
+  // CORS preflight carries no key, so an origin is allowed when some key lists it.
+  app.options('*', { schema: { hide: true } }, async (request, reply) => {
+    const origin = request.headers.origin;
+    const path = request.url.split('?')[0];
+    const open = /^(\/v1)?\/freebusy\//.test(path);
+    if (typeof origin !== 'string' || !(open || (await isOriginAllowedAnywhere(db, origin)))) {
+      return sendError(reply, new Forbidden(`origin "${origin ?? ''}" is not allowed`));
+    }
+    return reply
+      .code(204)
+      .header('Access-Control-Allow-Origin', open ? '*' : origin)
+      .header('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS')
+      .header('Access-Control-Allow-Headers', ALLOW_HEADERS)
+      .header('Access-Control-Expose-Headers', EXPOSE_HEADERS)
+      .header('Access-Control-Max-Age', '600')
+      .send();
+  });
+}

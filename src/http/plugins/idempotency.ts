@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/pool.ts';
+import type { IdemKey } from '../../domain/idempotency/idempotency.ts';
+import { begin, finish, fingerprint, markReplay, validateKey } from '../../domain/idempotency/idempotency.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: IdemKey | null;
+  }
+}
+
+/** Idempotency-Key on every keyed POST and DELETE that sends one (decisions.md §4). */
+export function installIdempotency(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' && request.method !== 'DELETE') return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !request.auth) return;
+    const key = Array.isArray(header) ? header.join(',') : header;
+    validateKey(key);
+    const k: IdemKey = { organizationId: request.auth.organizationId, mode: request.auth.mode, key };
+    const path = request.url.split('?')[0].replace(/^\/v1(?=\/)/, '');
+    const outcome = await begin(db, k, fingerprint(request.method, path, request.body ?? null));
+    if (outcome.kind === 'replay') {
+      reply.header('Idempotent-Replayed', 'true');
+      return reply.code(200).send(markReplay(outcome.body));
+    }
+    request.idempotency = k;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const k = request.idempotency;
+    if (!k) return payload;
+    request.idempotency = null;
+    let body: unknown = null;
+    if (typeof payload === 'string') {
+      try {
+        body = JSON.parse(payload);
+      } catch {
+        body = null;
+      }
+    }
+    await finish(db, k, reply.statusCode, body).catch((err) => request.log.error({ err }, 'idempotency record not saved'));
+    return payload;
+  });
+}

@@ -1,0 +1,88 @@
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps } from './deps.ts';
+import { registerErrorHandling } from './errors.ts';
+import { installAliases } from './plugins/aliases.ts';
+import { installAuth } from './plugins/auth.ts';
+import { installIdempotency } from './plugins/idempotency.ts';
+import { installRateLimit } from './plugins/rate-limit.ts';
+import { installRequestId, requestIdFor } from './plugins/request-id.ts';
+import type { RateLimitStore } from './rate-limit-store.ts';
+import { healthRoutes } from './routes/health.ts';
+import { apiRoutes } from './routes/index.ts';
+
+export const BODY_LIMIT = 256 * 1024;
+
+export interface ServerOptions {
+  deps: AppDeps;
+  rateLimitStore: RateLimitStore;
+  /** pino options or false; tests pass false. Ignored when loggerInstance is given. */
+  logger?: boolean | object;
+  loggerInstance?: Logger;
+}
+
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers["service-api-key"]',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+];
+
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const { deps } = opts;
+  const app = Fastify({
+    ...(opts.loggerInstance
+      ? { loggerInstance: opts.loggerInstance as unknown as FastifyBaseLogger }
+      : { logger: opts.logger ?? { level: deps.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } } }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: requestIdFor,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  installRequestId(app);
+  installAuth(app, deps.db);
+  installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest });
+  installAliases(app);
+  installIdempotency(app, deps.db);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Booking Scheduling Service API',
+        version: '1.0.0',
+        description: 'Find free slots, book meetings with the right team member, and receive signed webhooks.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+          serviceApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key' },
+          legacyApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { serviceApiKey: [] }, { legacyApiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(healthRoutes, { deps });
+  await app.register(apiRoutes, { prefix: '/v1', deps });
+  // The spec's Versioning section: the same routes without /v1, left out of the document.
+  await app.register(
+    async (unprefixed) => {
+      unprefixed.addHook('onRoute', (route) => {
+        route.schema = { ...(route.schema ?? {}), hide: true };
+      });
+      await unprefixed.register(apiRoutes, { deps });
+    },
+    { prefix: '' },
+  );
+  return app;
+}

@@ -1,0 +1,20 @@
+import type { TaskList } from 'graphile-worker';
+import type { WorkerDeps } from './deps.ts';
+import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
+import { dispatchEventTask } from './tasks/dispatch-event.ts';
+import { purgeIdempotency } from './tasks/purge-idempotency.ts';
+import { routeBookingTask } from './tasks/route-booking.ts';
+import { sendEmail } from './tasks/send-email.ts';
+import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts';
+
+/** Every job the worker runs, by name; a job added under a name not listed here never runs. */
+export function buildTaskList(deps: WorkerDeps): TaskList {
+  return {
+    'dispatch-event': dispatchEventTask(deps),
+    'deliver-webhook': deliverWebhookTask(deps),
+    'sweep-webhook-deliveries': sweepWebhookDeliveriesTask(deps),
+    'purge-idempotency': purgeIdempotency(deps),
+    'route-booking': routeBookingTask(deps),
+    'send-email': sendEmail(deps),
+  };
+}

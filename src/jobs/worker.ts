@@ -1,0 +1,32 @@
+import type { Runner } from 'graphile-worker';
+import { Logger as QueueLogger, parseCrontab, run } from 'graphile-worker';
+import type { WorkerDeps } from './deps.ts';
+import { buildTaskList } from './task-list.ts';
+
+const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h'].join('\n');
+
+/** graphile-worker's log lines go through our pino logger, so they carry the same fields. */
+function queueLogger(deps: WorkerDeps): QueueLogger {
+  return new QueueLogger((scope) => (level, message, meta) => {
+    const fields = { queue: scope, ...(meta ?? {}) };
+    if (level === 'error') deps.log.error(fields, message);
+    else if (level === 'warning') deps.log.warn(fields, message);
+    else deps.log.debug(fields, message);
+  });
+}
+
+/**
+ * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started stay in
+ * the queue, and a job of a process that died is retried after graphile-worker's lock timeout.
+ */
+export async function startWorker(deps: WorkerDeps): Promise<Runner> {
+  return run({
+    pgPool: deps.db,
+    concurrency: deps.config.workerConcurrency,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    taskList: buildTaskList(deps),
+    parsedCronItems: parseCrontab(CRONTAB),
+    logger: queueLogger(deps),
+  });
+}

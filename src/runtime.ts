@@ -1,0 +1,49 @@
+import pino from 'pino';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { ConfigError } from './config.ts';
+import { startEmbedded } from './db/embedded.ts';
+import type { Pool } from './db/pool.ts';
+import { createPool } from './db/pool.ts';
+import { REDACT } from './http/server.ts';
+
+export interface Database {
+  pool: Pool;
+  url: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
+}
+
+/** DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting. */
+export async function openDatabase(config: Config, poolSize = 20): Promise<Database> {
+  let url = config.databaseUrl;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!url) {
+    const embedded = await startEmbedded(config.dataDir);
+    url = embedded.url;
+    stopEmbedded = embedded.stop;
+  }
+  const pool = createPool(url, poolSize);
+  try {
+    await pool.query('select 1');
+  } catch (err) {
+    await pool.end().catch(() => {});
+    if (stopEmbedded) await stopEmbedded().catch(() => {});
+    const reason = (err as Error).message || (err as NodeJS.ErrnoException).code || 'connection failed';
+    if (config.databaseUrl) throw new ConfigError(`DATABASE_URL: cannot connect to the database (${reason})`);
+    throw new Error(`embedded PostgreSQL: cannot connect (${reason})`, { cause: err });
+  }
+  return {
+    pool,
+    url,
+    embedded: !config.databaseUrl,
+    async close() {
+      await pool.end().catch(() => {});
+      if (stopEmbedded) await stopEmbedded();
+    },
+  };
+}

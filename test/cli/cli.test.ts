@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { runCli, startCli } from '../helpers/cli.ts';
+import { demoSeed } from '../helpers/fixtures.ts';
+
+let db: TestDatabase;
+let dir: string;
+before(async () => {
+  db = await createTestDatabase({ migrate: false });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bs-cli-'));
+});
+after(async () => {
+  await db?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function writeSeed(name: string, seed: unknown): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, JSON.stringify(seed, null, 2));
+  return file;
+}
+
+async function count(table: string): Promise<number> {
+  const r = await db.pool.query(`select count(*)::int n from ${table}`);
+  return r.rows[0].n;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+describe('booking-service CLI', () => {
+  it('--help lists the commands and each command has its own help', async () => {
+    const main = await runCli(['--help'], {});
+    assert.equal(main.code, 0);
+    for (const cmd of ['serve', 'worker', 'migrate', 'seed FILE', 'keys create']) assert.match(main.stdout, new RegExp(cmd));
+    const keys = await runCli(['keys', 'create', '--help'], {});
+    assert.equal(keys.code, 0);
+    assert.match(keys.stdout, /--org/);
+  });
+
+  it('migrate applies every migration once; a second run is a no-op', async () => {
+    const first = await runCli(['migrate'], { DATABASE_URL: db.url });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /applied 001_foundation/);
+    const second = await runCli(['migrate'], { DATABASE_URL: db.url });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /up to date/);
+  });
+
+  it('two migrate processes started together apply each migration once', async () => {
+    const other = await createTestDatabase({ migrate: false });
+    try {
+      const [a, b] = await Promise.all([runCli(['migrate'], { DATABASE_URL: other.url }), runCli(['migrate'], { DATABASE_URL: other.url })]);
+      assert.equal(a.code, 0, a.stderr);
+      assert.equal(b.code, 0, b.stderr);
+      const r = await other.pool.query('select version, count(*)::int n from schema_migrations group by version');
+      assert.ok(r.rows.length >= 2);
+      assert.ok(r.rows.every((row) => row.n === 1));
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('refuses a bad seed file whole, naming the path, and writes nothing', async () => {
+    const cases: [string, (s: ReturnType<typeof demoSeed>) => void, RegExp][] = [
+      ['timezone', (s) => (s.organizations[0].members[2].timezone = 'Mars/Base'), /organizations\[0\]\.members\[2\]\.timezone: unknown time zone "Mars\/Base"/],
+      ['HH:MM', (s) => (s.organizations[0].members[0].working_hours[0].start = '9am'), /members\[0\]\.working_hours\[0\]\.start: expected HH:MM/],
+      ['end before start', (s) => (s.organizations[0].members[0].working_hours[0].end = '08:00'), /members\[0\]\.working_hours\[0\]\.end: end 08:00 is not after start 09:00/],
+      ['unknown team', (s) => (s.organizations[0].members[1].team_id = 'team_nope'), /members\[1\]\.team_id: unknown team "team_nope"/],
+      ['unknown host', (s) => (s.organizations[0].event_types[0].host_ids = ['00000000-0000-4000-8000-000000000000']), /event_types\[0\]\.host_ids\[0\]: unknown member/],
+      ['duplicate id', (s) => (s.organizations[0].members[1].id = s.organizations[0].members[0].id), /members\[1\]\.id: duplicate member id/],
+      ['unknown scope', (s) => s.organizations[0].api_keys[0].scopes.push('bookings:destroy'), /api_keys\[0\]\.scopes\[10\]: unknown scope "bookings:destroy"/],
+      ['bad prefix', (s) => (s.organizations[0].api_keys[0].key = 'xk_test_northwind_demo_0001'), /api_keys\[0\]\.key: must start with pk_live_, pk_test_, sk_live_ or sk_test_/],
+      ['secret scope on pk', (s) => s.organizations[0].api_keys[1].scopes.push('calendars:read'), /api_keys\[1\]\.scopes\[3\]: scope "calendars:read" is for secret keys only/],
+      // the last organization is valid up to its last key: nothing of the first may be written
+      ['late error', (s) => s.organizations.push({ ...s.organizations[0], id: 'org_2', teams: [{ id: 'team_x', name: 'X' }], members: [], event_types: [], calendars: [], api_keys: [{ key: 'sk_test_bad', name: 'k', scopes: [] }] }), /organizations\[1\]\.api_keys\[0\]\.key/],
+    ];
+    for (const [name, mutate, message] of cases) {
+      const seed = demoSeed();
+      mutate(seed);
+      const result = await runCli(['seed', writeSeed(`bad-${name.replace(/\W/g, '-')}.json`, seed)], { DATABASE_URL: db.url });
+      assert.notEqual(result.code, 0, name);
+      assert.match(result.stderr, message, name);
+      assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line`);
+      assert.equal(await count('organizations'), 0, `${name}: nothing written`);
+    }
+    const notJson = await runCli(['seed', writeSeed('not-json.json', 'x').replace('.json', '.json')], { DATABASE_URL: db.url });
+    assert.notEqual(notJson.code, 0);
+  });
+
+  it('seed loads a file, a second run changes nothing, a changed file updates by id', async () => {
+    const file = writeSeed('demo.json', demoSeed());
+    const first = await runCli(['seed', file], { DATABASE_URL: db.url });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /seeded 1 organization/);
+    assert.equal(await count('members'), 3);
+    assert.equal(await count('api_keys'), 2);
+    const keys = await db.pool.query('select key_hash from api_keys');
+    assert.ok(keys.rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)), 'only hashes are stored');
+    const raw = await db.pool.query("select count(*)::int n from api_keys where key_hash like '%northwind%' or key_prefix = 'sk_test_northwind_demo_server_key_0001'");
+    assert.equal(raw.rows[0].n, 0);
+
+    const before = await db.pool.query('select id, updated_at from members order by id');
+    const again = await runCli(['seed', file], { DATABASE_URL: db.url });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /: 0 rows changed/);
+    const after = await db.pool.query('select id, updated_at from members order by id');
+    assert.deepEqual(after.rows, before.rows);
+
+    const changed = demoSeed();
+    changed.organizations[0].members[0].name = 'Amara O.';
+    const third = await runCli(['seed', writeSeed('changed.json', changed)], { DATABASE_URL: db.url });
+    assert.equal(third.code, 0, third.stderr);
+    assert.match(third.stdout, /: 1 row changed/);
+    const name = await db.pool.query("select name from members where id = '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01'");
+    assert.equal(name.rows[0].name, 'Amara O.');
+    assert.equal(await count('members'), 3);
+  });
+
+  it('keys create prints a key once that then works against serve', async () => {
+    const created = await runCli(
+      ['keys', 'create', '--org', 'org_northwind', '--name', 'CI key', '--scopes', 'event-types:read,team:read', '--mode', 'live'],
+      { DATABASE_URL: db.url },
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const key = created.stdout.trim();
+    assert.match(key, /^sk_live_[A-Za-z0-9]{20,}$/);
+    const stored = await db.pool.query('select kind, mode, scopes from api_keys where name = $1', ['CI key']);
+    assert.deepEqual(stored.rows[0], { kind: 'secret', mode: 'live', scopes: ['event-types:read', 'team:read'] });
+
+    const bad = await runCli(['keys', 'create', '--org', 'org_northwind', '--name', 'x', '--scopes', 'calendars:read', '--type', 'publishable'], { DATABASE_URL: db.url });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /--scopes: scope "calendars:read" is for secret keys only/);
+    const noOrg = await runCli(['keys', 'create', '--org', 'org_nope', '--name', 'x', '--scopes', 'team:read'], { DATABASE_URL: db.url });
+    assert.match(noOrg.stderr, /--org: unknown organization "org_nope"/);
+
+    const port = await freePort();
+    const server = startCli(['serve'], { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info' }, /booking service ready/);
+    try {
+      await server.started;
+      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '1000', 'live keys get 1000 requests per minute');
+      const body = (await res.json()) as { event_types: unknown[] };
+      assert.equal(body.event_types.length, 3);
+      assert.doesNotMatch(server.output(), new RegExp(key), 'logs never contain a key');
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0, 'SIGTERM stops serve cleanly');
+    }
+  });
+
+  it('a bad environment variable exits non-zero with one line naming it', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'abc' }, /^PORT: expected a whole number, got "abc"$/],
+      [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nope' }, /^DATABASE_URL: cannot connect to the database/],
+      [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: protocol must be one of/],
+      [{ WEBHOOK_RETRY_SCHEDULE: 'x', DATABASE_URL: db.url }, /^WEBHOOK_RETRY_SCHEDULE: expected comma-separated seconds/],
+      [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_ENV: 'production', DATABASE_URL: db.url }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production$/],
+      [{ SMTP_URL: 'not a url', DATABASE_URL: db.url }, /^SMTP_URL: not a valid URL$/],
+    ];
+    for (const [env, message] of cases) {
+      const result = await runCli(['serve'], env);
+      assert.notEqual(result.code, 0, JSON.stringify(env));
+      const lines = result.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `${JSON.stringify(env)}: ${result.stderr}`);
+      assert.match(lines[0], message);
+    }
+  });
+});

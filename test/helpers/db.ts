@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { migrate } from '../../src/db/migrate.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { createPool } from '../../src/db/pool.ts';
+
+export interface TestDatabase {
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with npm test');
+  return url;
+}
+
+/** A fresh, migrated database for one test file; drop() removes it. */
+export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const name = `bs_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  const pool = createPool(url.toString(), 10);
+  if (opts.migrate !== false) await migrate(pool);
+  return {
+    url: url.toString(),
+    pool,
+    async drop() {
+      await pool.end().catch(() => {});
+      const c = new pg.Client({ connectionString: adminUrl() });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`).catch(() => {});
+      await c.end();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { KEYS } from '../helpers/fixtures.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp();
+});
+after(async () => t?.close());
+
+function assertError(res: { status: number; body: { success: boolean; error: { type: string; code: string; message: string } } }, status: number, type: string, code: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.equal(res.body.success, false);
+  assert.equal(res.body.error.type, type);
+  assert.equal(res.body.error.code, code);
+  assert.ok(res.body.error.message.length > 0);
+}
+
+describe('API keys', () => {
+  it('accepts Authorization: Bearer, Service-Api-Key and the legacy X-API-Key', async () => {
+    for (const headers of [{ authorization: `Bearer ${KEYS.secret}` }, { 'service-api-key': KEYS.secret }, { 'x-api-key': KEYS.secret }] as Record<string, string>[]) {
+      const res = await t.request('GET', '/v1/event-types', { headers });
+      assert.equal(res.status, 200, JSON.stringify(headers));
+    }
+  });
+
+  it('401 unauthorized for a missing, malformed or unknown key', async () => {
+    assertError(await t.request('GET', '/v1/event-types'), 401, 'authentication_error', 'unauthorized');
+    assertError(await t.request('GET', '/v1/event-types', { headers: { authorization: 'Basic abc' } }), 401, 'authentication_error', 'unauthorized');
+    assertError(await t.request('GET', '/v1/event-types', { key: 'not-a-key' }), 401, 'authentication_error', 'unauthorized');
+    assertError(await t.request('GET', '/v1/event-types', { key: 'sk_test_does_not_exist_000000' }), 401, 'authentication_error', 'unauthorized');
+    // a real key with its mode or kind prefix changed is another, unknown key
+    assertError(await t.request('GET', '/v1/event-types', { key: KEYS.secret.replace('sk_test_', 'sk_live_') }), 401, 'authentication_error', 'unauthorized');
+  });
+
+  it('403 forbidden without the route\'s scope', async () => {
+    const res = await t.request('GET', '/v1/team/members', { key: KEYS.readOnly });
+    assertError(res, 403, 'permission_error', 'forbidden');
+    assert.match(res.body.error.message, /team:read/);
+  });
+
+  it('403 forbidden for a publishable key on a secret-only route', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/bookings'],
+      ['GET', '/v1/calendars'],
+      ['POST', '/v1/event-types'],
+      ['GET', '/v1/webhooks'],
+      ['GET', '/v1/team/members/3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01'],
+    ]) {
+      const res = await t.request(method, path, { key: KEYS.publishableAnyOrigin, body: method === 'POST' ? {} : undefined });
+      assertError(res, 403, 'permission_error', 'forbidden');
+    }
+  });
+
+  it('rejects a disallowed Origin with 403 and answers an allowed one with CORS headers', async () => {
+    const denied = await t.request('GET', '/v1/event-types', { key: KEYS.publishable, headers: { origin: 'https://evil.example' } });
+    assertError(denied, 403, 'permission_error', 'forbidden');
+    const allowed = await t.request('GET', '/v1/event-types', { key: KEYS.publishable, headers: { origin: 'http://localhost:3000' } });
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+    assert.match(allowed.headers.get('vary') ?? '', /Origin/);
+    // a key without allowed_origins does not restrict origins
+    const open = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { origin: 'https://any.example' } });
+    assert.equal(open.status, 200);
+  });
+
+  it('answers a CORS preflight for an allowed origin and refuses others', async () => {
+    const ok = await t.request('OPTIONS', '/v1/bookings', {
+      headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
+    assert.match(ok.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
+    const no = await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    assertError(no, 403, 'permission_error', 'forbidden');
+  });
+});
+
+describe('request pipeline', () => {
+  it('sets X-Request-Id (UUID v4) and Vary: Origin on every response, errors included', async () => {
+    for (const res of [await t.request('GET', '/v1/event-types', { key: KEYS.secret }), await t.request('GET', '/v1/event-types'), await t.request('GET', '/v1/nowhere', { key: KEYS.secret })]) {
+      assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.match(res.headers.get('vary') ?? '', /Origin/);
+    }
+  });
+
+  it('echoes a valid client X-Request-Id and replaces an invalid one', async () => {
+    const mine = 'client-trace-42';
+    const echoed = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': mine } });
+    assert.equal(echoed.headers.get('x-request-id'), mine);
+    const long = 'x'.repeat(129);
+    const replaced = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': long } });
+    assert.notEqual(replaced.headers.get('x-request-id'), long);
+    assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const max = 'y'.repeat(128);
+    assert.equal((await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': max } })).headers.get('x-request-id'), max);
+  });
+
+  it('unknown route is a 404 envelope', async () => {
+    assertError(await t.request('GET', '/v1/nowhere', { key: KEYS.secret }), 404, 'not_found_error', 'not_found');
+  });
+
+  it('malformed JSON is 400 validation_error and writes nothing', async () => {
+    const res = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: '{"name": ' });
+    assertError(res, 400, 'invalid_request_error', 'validation_error');
+    const count = await t.db.pool.query('select count(*)::int n from event_types');
+    assert.equal(count.rows[0].n, 4);
+  });
+
+  it('a body over 256 KB is 413 payload_too_large', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(256 * 1024) });
+    const res = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: big });
+    assertError(res, 413, 'invalid_request_error', 'payload_too_large');
+  });
+
+  it('an unexpected error is 500 internal_error naming only the request id', async () => {
+    await t.db.pool.query('alter table event_types rename to event_types_away');
+    try {
+      const res = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': 'trace-500' } });
+      assertError(res, 500, 'api_error', 'internal_error');
+      assert.match(res.body.error.message, /trace-500/);
+      assert.doesNotMatch(res.text, /event_types_away|relation|select/i);
+    } finally {
+      await t.db.pool.query('alter table event_types_away rename to event_types');
+    }
+  });
+
+  it('rate-limit headers are on every keyed response', async () => {
+    const res = await t.request('GET', '/v1/event-types', { key: KEYS.secret });
+    assert.equal(res.headers.get('x-ratelimit-limit'), '100000');
+    assert.ok(Number(res.headers.get('x-ratelimit-remaining')) < 100000);
+    const reset = Number(res.headers.get('x-ratelimit-reset'));
+    const nowSeconds = Date.now() / 1000;
+    assert.ok(reset > nowSeconds && reset <= nowSeconds + 61, `reset ${reset} is a Unix time within the minute`);
+  });
+});
+
+describe('operations', () => {
+  it('healthz and readyz need no key', async () => {
+    assert.equal((await t.request('GET', '/healthz')).status, 200);
+    const ready = await t.request('GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.status, 'ready');
+  });
+
+  it('serves the API reference page from the package, no key', async () => {
+    const page = await t.request('GET', '/docs/');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /swagger/i);
+    assert.doesNotMatch(page.text, /https?:\/\/(cdn|unpkg|cdnjs)/);
+  });
+});

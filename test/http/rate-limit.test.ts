@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { startCli } from '../helpers/cli.ts';
+import { KEYS } from '../helpers/fixtures.ts';
+
+describe('per-key rate limits (in memory)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp({ env: { RATE_LIMIT_TEST_PER_MINUTE: '3', RATE_LIMIT_LIVE_PER_MINUTE: '5' } });
+  });
+  after(async () => t?.close());
+
+  it('counts per key and answers 429 rate_limit_exceeded with Retry-After past the limit', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 4; i++) {
+      last = await t.request('GET', '/v1/event-types', { key: KEYS.readOnly });
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    assert.equal(last!.body.error.code, 'rate_limit_exceeded');
+    assert.equal(last!.body.error.type, 'rate_limit_error');
+    const retry = Number(last!.headers.get('retry-after'));
+    assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+    assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal(last!.headers.get('x-ratelimit-limit'), '3');
+    // another key has its own budget; live keys have the live limit
+    const other = await t.request('GET', '/v1/event-types', { key: KEYS.secret });
+    assert.equal(other.status, 200);
+    const live = await t.request('GET', '/v1/event-types', { key: KEYS.live });
+    assert.equal(live.headers.get('x-ratelimit-limit'), '5');
+  });
+
+  it('requests without a key are not counted against any key', async () => {
+    const res = await t.request('GET', '/healthz');
+    assert.equal(res.headers.get('x-ratelimit-limit'), null);
+  });
+});
+
+async function redisReachable(url: string): Promise<boolean> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    await r.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+
+describe('rate limits shared through Redis by two serve processes', async () => {
+  const reachable = await redisReachable(REDIS_URL);
+  it('two processes on one database enforce one limit per key', { skip: reachable ? false : `no Redis reachable at ${REDIS_URL} (set TEST_REDIS_URL)` }, async () => {
+    const t = await startApp({ env: {} });
+    const redis = new Redis(REDIS_URL);
+    await redis.flushdb();
+    const env = { DATABASE_URL: t.db.url, REDIS_URL, RATE_LIMIT_TEST_PER_MINUTE: '6', LOG_LEVEL: 'info' };
+    const ports = [await freePort(), await freePort()];
+    const servers = ports.map((p) => startCli(['serve'], { ...env, PORT: String(p) }, /booking service ready/));
+    try {
+      await Promise.all(servers.map((s) => s.started));
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await fetch(`http://127.0.0.1:${ports[i % 2]}/v1/event-types`, { headers: { authorization: `Bearer ${KEYS.secret}` } });
+        statuses.push(res.status);
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+    } finally {
+      for (const s of servers) s.child.kill('SIGTERM');
+      await Promise.all(servers.map((s) => s.exited));
+      await redis.flushdb();
+      redis.disconnect();
+      await t.close();
+    }
+  });
+});
