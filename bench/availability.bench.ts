@@ -1,0 +1,255 @@
+/**
+ * Availability: `npm run bench -- availability`
+ *   1. The engine alone (pure, in this process): 50 hosts × 30 days × 5,000 busy intervals.
+ *   2. GET /v1/availability for a ROUND_ROBIN type with 20 hosts, 14 days, 100 bookings per host,
+ *      against a bare Fastify route doing one pg primary-key select, in the same run.
+ *   3. GET /v1/freebusy/{userId}: cached (the 60 s cache) against uncached (a cache that never hits).
+ * The servers run in a child process started from this file (buildServer in-process there, as
+ * test/helpers/app.ts does), so autocannon here does not steal their CPU.
+ * BENCH_SECONDS changes the length of each HTTP run (default 8); each route runs twice, best kept.
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { loadConfig } from '../src/config.ts';
+import type { Pool } from '../src/db/pool.ts';
+import { createPool } from '../src/db/pool.ts';
+import type { HostInput } from '../src/domain/availability/engine.ts';
+import { computeSlots } from '../src/domain/availability/engine.ts';
+import type { FreeBusyCache } from '../src/domain/availability/freebusy-cache.ts';
+import { MemoryFreeBusyCache } from '../src/domain/availability/freebusy-cache.ts';
+import { loadSeed } from '../src/domain/seed/load.ts';
+import { validateSeed } from '../src/domain/seed/validate.ts';
+import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
+import { buildServer } from '../src/http/server.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
+import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const DAY = 86_400_000;
+const MIN = 60_000;
+const HOSTS = 20;
+const hostId = (i: number) => `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+const ZONES = ['Europe/London', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Sydney'];
+const WEEKDAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI'];
+
+// ---------- child: the servers ----------
+if (process.env.BENCH_ROLE === 'server') {
+  const url = process.env.BENCH_DB_URL!;
+  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000' });
+  const pool = createPool(url, 10);
+  const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+  const apps = [
+    await buildServer({ deps: { db: pool, config, now: () => new Date(), freebusyCache: new MemoryFreeBusyCache() }, rateLimitStore: new MemoryRateLimitStore(), logger: false }),
+    await buildServer({ deps: { db: pool, config, now: () => new Date(), freebusyCache: never }, rateLimitStore: new MemoryRateLimitStore(), logger: false }),
+  ];
+  const bare = Fastify({ logger: false });
+  bare.get('/org/:id', async (req) => {
+    const r = await pool.query('select id, name from organizations where id = $1', [(req.params as { id: string }).id]);
+    return r.rows[0];
+  });
+  apps.push(bare);
+  const ports: number[] = [];
+  for (const a of apps) {
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    ports.push((a.server.address() as { port: number }).port);
+  }
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
+  process.on('SIGTERM', () => process.exit(0));
+} else {
+  await main();
+}
+
+// ---------- 1. engine ----------
+function engineInput(): { hosts: HostInput[]; from: number; to: number } {
+  const from = Date.parse('2026-12-01T00:00:00Z');
+  const to = from + 30 * DAY;
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const hosts: HostInput[] = [];
+  for (let h = 0; h < 50; h++) {
+    const busy = [];
+    for (let b = 0; b < 100; b++) {
+      const start = from + Math.floor(rnd() * 30 * 96) * 15 * MIN;
+      busy.push({ start, end: start + (30 + Math.floor(rnd() * 4) * 15) * MIN });
+    }
+    hosts.push({
+      id: hostId(h),
+      timezone: ZONES[h % ZONES.length],
+      workingHours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }],
+      maxBookingsPerDay: 12,
+      busy,
+      bookingStarts: busy.map((b) => b.start),
+    });
+  }
+  return { hosts, from, to };
+}
+
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p95: q(0.95), min: s[0] };
+}
+
+function benchEngine() {
+  const { hosts, from, to } = engineInput();
+  const rules = { duration: 30, slotInterval: 15, bufferBefore: 10, bufferAfter: 10, from, to, earliest: from };
+  const out: Record<string, string>[] = [];
+  for (const collective of [false, true]) {
+    const t0 = performance.now();
+    const first = computeSlots(hosts, rules, collective);
+    const cold = performance.now() - t0;
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      computeSlots(hosts, rules, collective);
+      times.push(performance.now() - t);
+    }
+    const s = stats(times);
+    out.push({
+      case: collective ? 'COLLECTIVE (intersection)' : 'ROUND_ROBIN (union)',
+      slots: String(first.length),
+      'first call ms': cold.toFixed(2),
+      'median ms': s.median.toFixed(2),
+      'p95 ms': s.p95.toFixed(2),
+      target: '≤ 5 ms',
+      ok: s.median <= 5 ? 'yes' : 'NO',
+    });
+  }
+  console.log('\n### engine: 50 hosts × 30 days × 5,000 busy intervals (5 zones, buffers 10/10, 30 min every 15)');
+  console.table(out);
+}
+
+// ---------- 2 and 3. HTTP ----------
+function nextMonday(): Date {
+  const d = new Date();
+  const monday = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + ((8 - d.getUTCDay()) % 7 || 7)));
+  return monday;
+}
+
+async function seedDatabase(pool: Pool, firstDay: Date) {
+  const seed = testSeed();
+  const org = seed.organizations[0];
+  org.teams.push({ id: 'team_bench', name: 'Bench' });
+  for (let i = 0; i < HOSTS; i++) {
+    org.members.push({
+      id: hostId(i), team_id: 'team_bench', name: `Host ${i}`, email: `host${i}@bench.example`, avatar_url: null, role: 'MEMBER', skills: [],
+      is_active: true, timezone: ZONES[i % ZONES.length], max_bookings_per_day: 20,
+      working_hours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }], out_of_office: [],
+    });
+  }
+  org.event_types.push({
+    id: 'et_bench_rr', team_id: 'team_bench', name: 'Bench round robin', slug: 'bench-rr', description: null, duration: 30, slot_interval: 15,
+    buffer_after: 10, minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [],
+  });
+  await loadSeed(pool, validateSeed(seed));
+  // 100 bookings per host over the 14 days: 10 on each of its 10 working days, 40-minute holds.
+  const ids: string[] = [];
+  const members: string[] = [];
+  const starts: Date[] = [];
+  for (let h = 0; h < HOSTS; h++) {
+    for (let d = 0; d < 14; d++) {
+      const day = new Date(firstDay.getTime() + d * DAY);
+      if (day.getUTCDay() === 0 || day.getUTCDay() === 6) continue;
+      for (let k = 0; k < 10; k++) {
+        ids.push(`bkg_bench_${h}_${d}_${k}`);
+        members.push(hostId(h));
+        starts.push(new Date(day.getTime() + (2 + k * 1.5) * 3600_000));
+      }
+    }
+  }
+  await pool.query(
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, assigned_to_id, host_ids)
+     select id, 'org_northwind', 'test', 'et_bench_rr', 'SCHEDULED', s, s + interval '30 minutes', '{"name":"B","email":"b@example.com"}', m, array[m]
+       from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
+    [ids, members, starts],
+  );
+  await pool.query(
+    `insert into booking_members (booking_id, member_id, mode, start_time, during)
+     select id, m, 'test', s, tstzrange(s, s + interval '40 minutes', '[)') from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
+    [ids, members, starts],
+  );
+  await pool.query('analyze');
+  return ids.length;
+}
+
+function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 16, duration: seconds, headers }, (err, r) => (err ? reject(err) : resolve(r)));
+  });
+}
+
+function row(name: string, r: autocannon.Result, base?: autocannon.Result) {
+  const ok = r.non2xx === 0 && r.errors === 0;
+  return {
+    route: name,
+    'req/s': Math.round(r.requests.average),
+    'p50 ms': r.latency.p50,
+    'p99 ms': r.latency.p99,
+    'vs baseline': base ? (r.requests.average / base.requests.average).toFixed(2) : '',
+    'errors/non-2xx': ok ? '0' : `${r.errors}/${r.non2xx}`,
+  };
+}
+
+async function main() {
+  benchEngine();
+  const db = await createTestDatabase();
+  const firstDay = nextMonday();
+  const bookings = await seedDatabase(db.pool, firstDay);
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_ROLE: 'server', BENCH_DB_URL: db.url },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const ports: number[] = await new Promise((resolve, reject) => {
+      child.stdout!.once('data', (b: Buffer) => resolve(JSON.parse(b.toString())));
+      child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    });
+    const [cachedPort, uncachedPort, barePort] = ports;
+    const auth = { authorization: `Bearer ${KEYS.secret}` };
+    const start = firstDay.toISOString().slice(0, 10);
+    const end = new Date(firstDay.getTime() + 13 * DAY).toISOString().slice(0, 10);
+    const availUrl = `http://127.0.0.1:${cachedPort}/v1/availability?event_type_id=et_bench_rr&start_date=${start}&end_date=${end}`;
+    const probe = (await (await fetch(availUrl, { headers: auth })).json()) as { totalSlots: number };
+    console.log(`\n### HTTP (${SECONDS} s each, 16 connections): ${HOSTS} hosts, 14 days, ${bookings} bookings; availability answers ${probe.totalSlots} slots`);
+    const fbPath = `/v1/freebusy/${hostId(0)}?start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY).toISOString()}&time_slot=30`;
+    const targets: [string, string, Record<string, string>][] = [
+      ['baseline', `http://127.0.0.1:${barePort}/org/org_northwind`, {}],
+      ['typeRead', `http://127.0.0.1:${cachedPort}/v1/event-types/et_bench_rr`, auth],
+      ['availability', availUrl, auth],
+      ['availabilityCold', availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth],
+      ['uncached', `http://127.0.0.1:${uncachedPort}${fbPath}`, {}],
+      ['cached', `http://127.0.0.1:${cachedPort}${fbPath}`, {}],
+    ];
+    // Two rounds, the routes interleaved, best round kept: the machine is shared, and a burst of
+    // someone else's work should not decide a figure. Load averages are printed with the result.
+    const best: Record<string, autocannon.Result> = {};
+    for (const [, url, headers] of targets) await load(url, headers, 2); // warm-up
+    for (let round = 0; round < 2; round++) {
+      for (const [name, url, headers] of targets) {
+        const r = await load(url, headers);
+        if (!best[name] || r.requests.average > best[name].requests.average) best[name] = r;
+      }
+    }
+    const { baseline, typeRead, availability, availabilityCold, uncached, cached } = best;
+    console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.table([
+      row('baseline: Fastify + one pg primary-key select', baseline),
+      row('reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 2 queries)', typeRead, baseline),
+      row('GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)', availability, baseline),
+      row('  the same with the answer cache off (every request computes)', availabilityCold, baseline),
+      row('GET /v1/freebusy (7 days, 30 min) uncached', uncached, baseline),
+      row('GET /v1/freebusy (7 days, 30 min) cached', cached, baseline),
+    ]);
+    const ratio = cached.requests.average / uncached.requests.average;
+    console.log(`availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`);
+    console.log(`free/busy cached / uncached: ${ratio.toFixed(1)}× (target ≥ 5×) ${ratio >= 5 ? 'ok' : 'BELOW TARGET'}`);
+  } finally {
+    child.kill('SIGTERM');
+    if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
+    else await db.drop();
+  }
+}

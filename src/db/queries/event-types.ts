@@ -1,0 +1,201 @@
+import type { Db } from '../pool.ts';
+import { one, rows } from '../pool.ts';
+
+export interface EventTypeRow {
+  id: string;
+  organization_id: string;
+  team_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  duration: number;
+  slot_interval: number;
+  buffer_before: number;
+  buffer_after: number;
+  minimum_booking_notice: number;
+  scheduling_type: 'SOLO' | 'ROUND_ROBIN' | 'COLLECTIVE';
+  requires_confirmation: boolean;
+  mode: string;
+  is_active: boolean;
+  is_personal: boolean;
+  owner_id: string | null;
+  external_id: string | null;
+  workload: { prep: number; meeting: number; implementation: number; admin: number };
+  host_ids: string[] | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface CustomFieldRow {
+  id: string;
+  event_type_id: string;
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  options: string[] | null;
+  position: number;
+}
+
+/** Active, not deleted, in the organization: what every read endpoint may show. */
+export function findVisible(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
+  return one<EventTypeRow>(
+    db,
+    `select * from event_types where id = $1 and organization_id = $2 and is_active and deleted_at is null`,
+    [id, organizationId],
+  );
+}
+
+/** Not deleted, active or not: what write endpoints act on. */
+export function findLive(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
+  return one<EventTypeRow>(db, `select * from event_types where id = $1 and organization_id = $2 and deleted_at is null`, [
+    id,
+    organizationId,
+  ]);
+}
+
+export function listVisible(db: Db, organizationId: string): Promise<EventTypeRow[]> {
+  return rows<EventTypeRow>(
+    db,
+    `select * from event_types where organization_id = $1 and is_active and deleted_at is null order by lower(name), name, id`,
+    [organizationId],
+  );
+}
+
+export function customFields(db: Db, eventTypeId: string): Promise<CustomFieldRow[]> {
+  return rows<CustomFieldRow>(db, `select * from event_type_custom_fields where event_type_id = $1 order by position`, [eventTypeId]);
+}
+
+/** The writable columns of an event type (everything but ids, organization and timestamps). */
+export interface EventTypeValues {
+  team_id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  duration: number;
+  slot_interval: number;
+  buffer_before: number;
+  buffer_after: number;
+  minimum_booking_notice: number;
+  scheduling_type: EventTypeRow['scheduling_type'];
+  requires_confirmation: boolean;
+  is_active: boolean;
+  is_personal: boolean;
+  owner_id: string | null;
+  external_id: string | null;
+  workload: EventTypeRow['workload'];
+  host_ids: string[] | null;
+}
+
+const COLUMNS = [
+  'team_id', 'name', 'slug', 'description', 'duration', 'slot_interval', 'buffer_before', 'buffer_after',
+  'minimum_booking_notice', 'scheduling_type', 'requires_confirmation', 'is_active', 'is_personal', 'owner_id',
+  'external_id', 'workload', 'host_ids',
+] as const;
+
+function params(v: EventTypeValues): unknown[] {
+  return COLUMNS.map((c) => (c === 'workload' ? JSON.stringify(v.workload) : v[c]));
+}
+
+export async function insert(db: Db, id: string, organizationId: string, v: EventTypeValues): Promise<EventTypeRow> {
+  const placeholders = COLUMNS.map((_, i) => `$${i + 3}`).join(', ');
+  const row = await one<EventTypeRow>(
+    db,
+    `insert into event_types (id, organization_id, ${COLUMNS.join(', ')}) values ($1, $2, ${placeholders}) returning *`,
+    [id, organizationId, ...params(v)],
+  );
+  return row!;
+}
+
+export async function update(db: Db, id: string, v: EventTypeValues): Promise<EventTypeRow> {
+  const sets = COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ');
+  const row = await one<EventTypeRow>(db, `update event_types set ${sets}, updated_at = now() where id = $1 returning *`, [id, ...params(v)]);
+  return row!;
+}
+
+/** The row locked for a change; undefined when deleted or in another organization. */
+export function lockLive(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
+  return one<EventTypeRow>(db, `select * from event_types where id = $1 and organization_id = $2 and deleted_at is null for update`, [
+    id,
+    organizationId,
+  ]);
+}
+
+export async function softDelete(db: Db, id: string): Promise<{ id: string; deleted_at: Date }> {
+  const row = await one<{ id: string; deleted_at: Date }>(
+    db,
+    `update event_types set deleted_at = now(), updated_at = now() where id = $1 returning id, deleted_at`,
+    [id],
+  );
+  return row!;
+}
+
+/** Slugs in use in the organization that are `base` or `base-N`, for making a fresh one. */
+export async function slugsLike(db: Db, organizationId: string, base: string): Promise<Set<string>> {
+  const found = await rows<{ slug: string }>(
+    db,
+    `select slug from event_types where organization_id = $1 and deleted_at is null and (slug = $2 or slug like $3)`,
+    [organizationId, base, `${base.replace(/[\\%_]/g, '\\$&')}-%`],
+  );
+  return new Set(found.map((r) => r.slug));
+}
+
+export interface NewCustomField {
+  id: string;
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  options: string[] | null;
+}
+
+/** Replaces an event type's custom fields with `fields`, in display order. */
+export async function replaceCustomFields(db: Db, eventTypeId: string, fields: readonly NewCustomField[]): Promise<void> {
+  await db.query('delete from event_type_custom_fields where event_type_id = $1', [eventTypeId]);
+  for (const [position, f] of fields.entries()) {
+    await db.query(
+      `insert into event_type_custom_fields (id, event_type_id, key, label, type, required, options, position)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [f.id, eventTypeId, f.key, f.label, f.type, f.required, f.options ? JSON.stringify(f.options) : null, position],
+    );
+  }
+}
+
+export async function teamInOrganization(db: Db, organizationId: string, teamId: string): Promise<boolean> {
+  const row = await one<{ id: string }>(db, 'select id from teams where id = $1 and organization_id = $2', [teamId, organizationId]);
+  return row !== undefined;
+}
+
+/**
+ * Active bookings of the type (DRAFT, SCHEDULED, PENDING_CONFIRMATION, RESCHEDULED) in both
+ * modes, and how many of them start after `now`.
+ */
+export async function activeBookings(db: Db, eventTypeId: string, now: Date): Promise<{ active: number; future: number }> {
+  const row = await one<{ active: number; future: number }>(
+    db,
+    `select count(*) as active, count(*) filter (where start_time > $2) as future
+       from bookings where event_type_id = $1 and status in ('DRAFT', 'SCHEDULED', 'PENDING_CONFIRMATION', 'RESCHEDULED')`,
+    [eventTypeId, now],
+  );
+  return row ?? { active: 0, future: 0 };
+}
+
+/**
+ * findVisible plus the ids of the type's active hosts (host_ids narrowed to active members of
+ * the organization, or every active member of the team), in one round trip: what a cached
+ * availability answer needs to find its cache entry.
+ */
+export function findVisibleWithHostIds(db: Db, organizationId: string, id: string): Promise<(EventTypeRow & { active_host_ids: string[] }) | undefined> {
+  return one<EventTypeRow & { active_host_ids: string[] }>(
+    db,
+    `select et.*, coalesce((
+        select array_agg(m.id order by m.created_at, m.id) from members m
+         where m.organization_id = et.organization_id and m.is_active
+           and (case when et.host_ids is null then m.team_id = et.team_id else m.id = any(et.host_ids) end)
+      ), '{}') as active_host_ids
+       from event_types et
+      where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
+    [id, organizationId],
+  );
+}

@@ -1,0 +1,92 @@
+import type { Db } from '../pool.ts';
+import { one, rows } from '../pool.ts';
+
+export interface WorkingHoursRule {
+  days: string[];
+  start: string;
+  end: string;
+}
+
+export interface MemberRow {
+  id: string;
+  organization_id: string;
+  team_id: string;
+  team_name: string;
+  name: string;
+  email: string;
+  avatar_url: string | null;
+  role: string;
+  skills: string[];
+  is_active: boolean;
+  timezone: string;
+  max_bookings_per_day: number;
+  working_hours: WorkingHoursRule[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SELECT = `select m.*, t.name as team_name from members m join teams t on t.id = m.team_id`;
+
+export function findInOrganization(db: Db, organizationId: string, id: string): Promise<MemberRow | undefined> {
+  return one<MemberRow>(db, `${SELECT} where m.id = $1 and m.organization_id = $2`, [id, organizationId]);
+}
+
+/** Any member by id, whatever its organization (free/busy without a key). */
+export function findById(db: Db, id: string): Promise<MemberRow | undefined> {
+  return one<MemberRow>(db, `${SELECT} where m.id = $1`, [id]);
+}
+
+/** Active members among ids, in the organization, in the order of ids. */
+export function activeByIds(db: Db, organizationId: string, ids: readonly string[]): Promise<MemberRow[]> {
+  return rows<MemberRow>(
+    db,
+    `${SELECT} join unnest($2::uuid[]) with ordinality as wanted(id, n) on wanted.id = m.id
+      where m.organization_id = $1 and m.is_active order by wanted.n`,
+    [organizationId, ids],
+  );
+}
+
+/** Every active member of a team, oldest first. */
+export function activeOfTeam(db: Db, organizationId: string, teamId: string): Promise<MemberRow[]> {
+  return rows<MemberRow>(db, `${SELECT} where m.organization_id = $1 and m.team_id = $2 and m.is_active order by m.created_at, m.id`, [
+    organizationId,
+    teamId,
+  ]);
+}
+
+export interface MemberFilter {
+  organizationId: string;
+  isActive?: boolean;
+  teamId?: string;
+  /** Members holding every one of these skills. */
+  skills?: string[];
+}
+
+function where(f: MemberFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [f.organizationId];
+  const parts = ['m.organization_id = $1'];
+  if (f.isActive !== undefined) {
+    params.push(f.isActive);
+    parts.push(`m.is_active = $${params.length}`);
+  }
+  if (f.teamId !== undefined) {
+    params.push(f.teamId);
+    parts.push(`m.team_id = $${params.length}`);
+  }
+  if (f.skills && f.skills.length > 0) {
+    params.push(f.skills);
+    parts.push(`m.skills @> $${params.length}::text[]`);
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+export async function list(db: Db, f: MemberFilter, limit: number, offset: number): Promise<{ total: number; members: MemberRow[] }> {
+  const w = where(f);
+  const total = await one<{ n: number }>(db, `select count(*) as n from members m where ${w.sql}`, w.params);
+  const members = await rows<MemberRow>(
+    db,
+    `${SELECT} where ${w.sql} order by m.created_at, m.id limit $${w.params.length + 1} offset $${w.params.length + 2}`,
+    [...w.params, limit, offset],
+  );
+  return { total: total?.n ?? 0, members };
+}

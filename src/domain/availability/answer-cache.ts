@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import type { FreeBusyCache } from './freebusy-cache.ts';
+
+/**
+ * Cached availability answers, kept correct by the FreeBusyCache's own invalidation: every host
+ * has a token stored under its member id; an answer is stored under a key naming the tokens of
+ * all its hosts. A booking change calls invalidate(memberIds), which deletes those members'
+ * tokens, so every answer involving them becomes unreachable at once; tokens and answers also
+ * expire with the cache's 60 s TTL.
+ *
+ * Order matters: tokens are taken BEFORE the database is read, so an invalidation that lands
+ * while an answer is being computed deletes the token the answer will be stored under.
+ */
+const TOKEN_KEY = '#availability-token';
+
+export async function hostTokens(cache: FreeBusyCache, memberIds: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    memberIds.map(async (id) => {
+      const existing = await cache.get(id, TOKEN_KEY);
+      if (typeof existing === 'string') return existing;
+      const token = randomBytes(6).toString('base64url');
+      await cache.set(id, TOKEN_KEY, token);
+      return token;
+    }),
+  );
+}
+
+export function answerKey(parts: readonly (string | number)[], tokens: readonly string[]): string {
+  return `availability|${parts.join('|')}|${tokens.join('.')}`;
+}

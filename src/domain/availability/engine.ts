@@ -1,0 +1,193 @@
+import type { Interval } from './intervals.ts';
+import { countPerBucket } from './intervals.ts';
+import type { Window, WorkingHoursRule } from './working-windows.ts';
+import { workingWindows } from './working-windows.ts';
+import type { ZoneDays } from './zone-days.ts';
+import { MINUTE_MS, zoneDays } from './zone-days.ts';
+
+/**
+ * The slot engine: pure functions over sorted intervals, no database, no clock. The rules it
+ * applies are listed in docs/scheduling.md; find-slots.ts feeds it from the database.
+ */
+
+export interface HostInput {
+  id: string;
+  timezone: string;
+  workingHours: readonly WorkingHoursRule[];
+  maxBookingsPerDay: number;
+  /** Active bookings (already widened by their own type's buffers) and out-of-office blocks; any order. */
+  busy: readonly Interval[];
+  /** Start instants of the member's active bookings, for the daily cap; any order. */
+  bookingStarts: readonly number[];
+}
+
+export interface SlotRules {
+  /** minutes */
+  duration: number;
+  slotInterval: number;
+  bufferBefore: number;
+  bufferAfter: number;
+  /** Slot starts lie in [from, to) and are at or after `earliest` (now + minimum notice). */
+  from: number;
+  to: number;
+  earliest: number;
+}
+
+export interface EngineSlot {
+  start: number;
+  end: number;
+  memberIds: string[];
+}
+
+/**
+ * Busy intervals joined (overlapping or touching), as two parallel arrays the slot loop scans
+ * cheaply. The union depends only on the multisets of starts and ends (coverage at x is
+ * #starts <= x minus #ends <= x), so each is sorted on its own with a fast typed-array sort and
+ * swept together, with no comparator sort of interval objects.
+ */
+function mergedBusy(list: readonly Interval[]): { starts: Float64Array; ends: Float64Array; n: number } {
+  const s = new Float64Array(list.length);
+  const e = new Float64Array(list.length);
+  let m = 0;
+  for (const i of list) {
+    if (i.end <= i.start) continue;
+    s[m] = i.start;
+    e[m] = i.end;
+    m++;
+  }
+  const ss = s.subarray(0, m).sort();
+  const es = e.subarray(0, m).sort();
+  const starts = new Float64Array(m);
+  const ends = new Float64Array(m);
+  let n = 0;
+  let depth = 0;
+  let a = 0;
+  let b = 0;
+  while (a < m) {
+    // A start at the same instant as an end comes first, so touching intervals join.
+    if (ss[a] <= es[b]) {
+      if (depth++ === 0) starts[n] = ss[a];
+      a++;
+    } else {
+      if (--depth === 0) ends[n++] = es[b];
+      b++;
+    }
+  }
+  if (m > 0) ends[n++] = es[m - 1];
+  return { starts, ends, n };
+}
+
+function ascending(values: readonly number[]): ArrayLike<number> {
+  for (let i = 1; i < values.length; i++) if (values[i - 1] > values[i]) return Float64Array.from(values).sort();
+  return values;
+}
+
+/** Every slot start one host can take, ascending. */
+export function hostSlotStarts(host: HostInput, rules: SlotRules, days?: ZoneDays, knownWindows?: readonly Window[]): number[] {
+  if (rules.to <= rules.from || host.maxBookingsPerDay <= 0) return [];
+  const zd = days ?? zoneDays(host.timezone, rules.from, rules.to);
+  const windows = knownWindows ?? workingWindows(host.workingHours, zd);
+  if (windows.length === 0) return [];
+  const perDay = countPerBucket(ascending(host.bookingStarts), zd.starts);
+  const { starts: bs, ends: be, n } = mergedBusy(host.busy);
+  const D = rules.duration * MINUTE_MS;
+  const I = rules.slotInterval * MINUTE_MS;
+  const before = rules.bufferBefore * MINUTE_MS;
+  const after = rules.bufferAfter * MINUTE_MS;
+  const lowest = Math.max(rules.from, rules.earliest);
+  const out: number[] = [];
+  let j = 0;
+  for (const w of windows) {
+    if (w.end <= lowest || w.start >= rules.to) continue;
+    if (perDay[w.day] >= host.maxBookingsPerDay) continue;
+    // The grid is anchored at the window start; skip straight to the first start >= lowest.
+    let s = w.start + Math.max(0, Math.ceil((lowest - w.start) / I)) * I;
+    const lastStart = Math.min(w.end - D, rules.to - 1);
+    while (s <= lastStart) {
+      while (j < n && be[j] <= s - before) j++;
+      if (j < n && bs[j] < s + D + after) {
+        // Blocked: jump to the first grid start whose buffered interval clears this busy block.
+        s = w.start + Math.ceil((be[j] + before - w.start) / I) * I;
+        continue;
+      }
+      // Free up to the next busy block: every grid start that ends (with buffer) before it is a slot.
+      const limit = j < n ? Math.min(lastStart, bs[j] - D - after) : lastStart;
+      for (; s <= limit; s += I) out.push(s);
+    }
+  }
+  return out;
+}
+
+/**
+ * Slots of an event type over its hosts: the union for SOLO and ROUND_ROBIN (each slot names
+ * the hosts free for it), the intersection for COLLECTIVE (every host must be free).
+ */
+export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, collective: boolean): EngineSlot[] {
+  if (hosts.length === 0) return [];
+  // Hosts in one zone share its days, and hosts with the same hours share their windows.
+  const daysByZone = new Map<string, ZoneDays>();
+  const windowsBySchedule = new Map<string, Window[]>();
+  const perHost = hosts.map((h) => {
+    let zd = daysByZone.get(h.timezone);
+    if (!zd) daysByZone.set(h.timezone, (zd = zoneDays(h.timezone, rules.from, rules.to)));
+    const schedule = `${h.timezone}|${JSON.stringify(h.workingHours)}`;
+    let windows = windowsBySchedule.get(schedule);
+    if (!windows) windowsBySchedule.set(schedule, (windows = workingWindows(h.workingHours, zd)));
+    return hostSlotStarts(h, rules, zd, windows);
+  });
+  const D = rules.duration * MINUTE_MS;
+  if (hosts.length === 1) {
+    const ids = [hosts[0].id];
+    return perHost[0].map((start) => ({ start, end: start + D, memberIds: ids }));
+  }
+  if (collective) {
+    const allIds = hosts.map((h) => h.id);
+    let common = perHost[0];
+    for (let k = 1; k < perHost.length && common.length > 0; k++) common = intersectSorted(common, perHost[k]);
+    return common.map((start) => ({ start, end: start + D, memberIds: allIds }));
+  }
+  return unionWithHosts(hosts, perHost, D, rules.from, rules.to);
+}
+
+function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] < b[j]) i++;
+    else if (a[i] > b[j]) j++;
+    else {
+      out.push(a[i]);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Merges the hosts' ascending start lists; hosts free at a start are listed in host order.
+ * Starts are whole minutes, so a counting sort over the minutes of [from, to) replaces a
+ * comparison sort of every (start, host) pair.
+ */
+function unionWithHosts(hosts: readonly HostInput[], perHost: readonly number[][], D: number, from: number, to: number): EngineSlot[] {
+  const base = Math.floor(from / MINUTE_MS) * MINUTE_MS;
+  const size = Math.ceil((to - base) / MINUTE_MS) + 1;
+  const counts = new Uint32Array(size + 1);
+  for (const list of perHost) for (const s of list) counts[(s - base) / MINUTE_MS + 1]++;
+  for (let i = 1; i <= size; i++) counts[i] += counts[i - 1];
+  const fill = counts.slice(0, size);
+  const owners = new Uint32Array(counts[size]);
+  for (let h = 0; h < perHost.length; h++) for (const s of perHost[h]) owners[fill[(s - base) / MINUTE_MS]++] = h;
+  const out: EngineSlot[] = [];
+  for (let i = 0; i < size; i++) {
+    const lo = counts[i];
+    const hi = counts[i + 1];
+    if (lo === hi) continue;
+    const memberIds = new Array<string>(hi - lo);
+    for (let k = lo; k < hi; k++) memberIds[k - lo] = hosts[owners[k]].id;
+    const start = base + i * MINUTE_MS;
+    out.push({ start, end: start + D, memberIds });
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+import type { Db } from '../../db/pool.ts';
+import { busyOfMembers } from '../../db/queries/busy.ts';
+import type { EventTypeRow } from '../../db/queries/event-types.ts';
+import type { MemberRow } from '../../db/queries/members.ts';
+import * as members from '../../db/queries/members.ts';
+import type { HostInput } from './engine.ts';
+import { computeSlots } from './engine.ts';
+import type { Interval } from './intervals.ts';
+import { DAY_MS, MINUTE_MS } from './zone-days.ts';
+
+/**
+ * The one source of truth for slots: GET /availability lists findSlots, booking create and
+ * reschedule accept exactly the starts freeHostsAt says are listed.
+ */
+export interface SlotQuery {
+  organizationId: string;
+  mode: 'test' | 'live';
+  eventType: EventTypeRow;
+  /** slot STARTS in [from, to) */
+  from: Date;
+  to: Date;
+  now: Date;
+  /** restrict to one host */
+  assignedToId?: string;
+  /** reschedule: this booking's own holds do not block */
+  excludeBookingId?: string;
+}
+
+/** memberIds: the hosts free for it (COLLECTIVE: all hosts). */
+export interface Slot {
+  start: Date;
+  end: Date;
+  memberIds: string[];
+}
+
+/** The event type's hosts: host_ids, or every active member of its team when null. Inactive members never host. */
+export function hostsOf(db: Db, eventType: EventTypeRow): Promise<MemberRow[]> {
+  if (eventType.host_ids === null) return members.activeOfTeam(db, eventType.organization_id, eventType.team_id);
+  return members.activeByIds(db, eventType.organization_id, eventType.host_ids);
+}
+
+/** The hosts a query may use: assignedToId narrows SOLO/ROUND_ROBIN to that host; COLLECTIVE still needs all. */
+function eligible(hosts: MemberRow[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): MemberRow[] {
+  if (q.assignedToId === undefined) return hosts;
+  const wanted = q.assignedToId.toLowerCase();
+  if (!hosts.some((h) => h.id === wanted)) return [];
+  return q.eventType.scheduling_type === 'COLLECTIVE' ? hosts : hosts.filter((h) => h.id === wanted);
+}
+
+function numbers(csv: string | null): number[] {
+  if (!csv) return [];
+  return csv.split(',').map(Number);
+}
+
+/** Loads every host's busy time in one query and shapes it for the engine. */
+export async function hostInputs(db: Db, hosts: MemberRow[], mode: string, from: Date, to: Date, excludeBookingId?: string): Promise<HostInput[]> {
+  // Two days either side covers every local day a slot start can fall on (offsets are < 26 h),
+  // which the daily cap counts in full.
+  const lo = new Date(from.getTime() - 2 * DAY_MS);
+  const hi = new Date(to.getTime() + 2 * DAY_MS);
+  const busyRows = await busyOfMembers(db, hosts.map((h) => h.id), mode, lo, hi, excludeBookingId ?? null);
+  const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
+  for (const h of hosts) byMember.set(h.id, { busy: [], bookingStarts: [] });
+  for (const r of busyRows) {
+    const entry = byMember.get(r.member_id);
+    if (!entry) continue;
+    const starts = numbers(r.starts);
+    const ends = numbers(r.ends);
+    for (let i = 0; i < starts.length; i++) entry.busy.push({ start: starts[i], end: ends[i] });
+    if (r.kind === 'booking') entry.bookingStarts.push(...numbers(r.booking_starts));
+  }
+  return hosts.map((h) => ({
+    id: h.id,
+    timezone: h.timezone,
+    workingHours: h.working_hours,
+    maxBookingsPerDay: h.max_bookings_per_day,
+    busy: byMember.get(h.id)!.busy,
+    bookingStarts: byMember.get(h.id)!.bookingStarts,
+  }));
+}
+
+/** Engine rules of an event type for slot starts in [from, to), seen at `now`. */
+export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
+  return {
+    duration: t.duration,
+    slotInterval: t.slot_interval,
+    bufferBefore: t.buffer_before,
+    bufferAfter: t.buffer_after,
+    from: from.getTime(),
+    to: to.getTime(),
+    earliest: now.getTime() + t.minimum_booking_notice * MINUTE_MS,
+  };
+}
+
+/** Slots for already-loaded hosts (GET /availability loads them once and reuses them). */
+export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
+  const chosen = eligible(hosts, q);
+  if (chosen.length === 0 || q.to <= q.from) return [];
+  const inputs = await hostInputs(db, chosen, q.mode, q.from, q.to, q.excludeBookingId);
+  return computeSlots(inputs, rulesOf(q.eventType, q.from, q.to, q.now), q.eventType.scheduling_type === 'COLLECTIVE');
+}
+
+export async function findSlots(db: Db, q: SlotQuery): Promise<Slot[]> {
+  const slots = await slotsForHosts(db, await hostsOf(db, q.eventType), q);
+  return slots.map((s) => ({ start: new Date(s.start), end: new Date(s.end), memberIds: s.memberIds }));
+}
+
+/**
+ * Is `start` a slot GET /availability would list (grid, working hours, notice, buffers, OOO,
+ * daily cap, bookings), and who is free then. With assignedToId, `listed` means listed for that
+ * host; a non-host gives { listed: false, memberIds: [] }.
+ */
+export async function freeHostsAt(
+  db: Db,
+  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date },
+): Promise<{ listed: boolean; memberIds: string[] }> {
+  const from = q.start;
+  const to = new Date(q.start.getTime() + 1);
+  const slots = await findSlots(db, { ...q, from, to });
+  const hit = slots.find((s) => s.start.getTime() === q.start.getTime());
+  return hit ? { listed: true, memberIds: hit.memberIds } : { listed: false, memberIds: [] };
+}

@@ -1,0 +1,101 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Free/busy answers are cached for 60 seconds (api-spec Limits) and dropped when a booking of
+ * the member changes. Keys start with the member id so invalidation can find them.
+ */
+export interface FreeBusyCache {
+  get(memberId: string, key: string): Promise<unknown | undefined>;
+  set(memberId: string, key: string, value: unknown): Promise<void>;
+  invalidate(memberIds: readonly string[]): Promise<void>;
+}
+
+export const FREEBUSY_TTL_SECONDS = 60;
+
+/** Per-process cache; with several API processes, REDIS_URL shares one instead. */
+export class MemoryFreeBusyCache implements FreeBusyCache {
+  private byMember = new Map<string, Map<string, { until: number; value: unknown }>>();
+  private now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
+
+  async get(memberId: string, key: string): Promise<unknown | undefined> {
+    const entry = this.byMember.get(memberId)?.get(key);
+    if (!entry) return undefined;
+    if (entry.until <= this.now()) {
+      this.byMember.get(memberId)?.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  async set(memberId: string, key: string, value: unknown): Promise<void> {
+    let entries = this.byMember.get(memberId);
+    if (!entries) this.byMember.set(memberId, (entries = new Map()));
+    if (entries.size > 500) entries.clear();
+    entries.set(key, { until: this.now() + FREEBUSY_TTL_SECONDS * 1000, value });
+  }
+
+  async invalidate(memberIds: readonly string[]): Promise<void> {
+    for (const id of memberIds) this.byMember.delete(id);
+  }
+}
+
+/**
+ * Shared across API and worker processes through Redis (REDIS_URL). Each answer is its own key
+ * with a 60 s expiry; a per-member set indexes them so invalidate can delete exactly that
+ * member's answers. Redis trouble never fails a request: get misses, set and invalidate do
+ * nothing (answers then live at most their 60 s).
+ */
+export class RedisFreeBusyCache implements FreeBusyCache {
+  private redis: Redis;
+  private prefix: string;
+
+  constructor(redis: Redis, prefix = 'booking-service:freebusy') {
+    this.redis = redis;
+    this.prefix = prefix;
+  }
+
+  private entryKey(memberId: string, key: string): string {
+    return `${this.prefix}:${memberId}:e:${key}`;
+  }
+
+  private indexKey(memberId: string): string {
+    return `${this.prefix}:${memberId}:index`;
+  }
+
+  async get(memberId: string, key: string): Promise<unknown | undefined> {
+    try {
+      const raw = await this.redis.get(this.entryKey(memberId, key));
+      return raw === null ? undefined : JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(memberId: string, key: string, value: unknown): Promise<void> {
+    const entry = this.entryKey(memberId, key);
+    const index = this.indexKey(memberId);
+    await this.redis
+      .multi()
+      .set(entry, JSON.stringify(value), 'EX', FREEBUSY_TTL_SECONDS)
+      .sadd(index, entry)
+      .expire(index, FREEBUSY_TTL_SECONDS * 2)
+      .exec()
+      .catch(() => {});
+  }
+
+  async invalidate(memberIds: readonly string[]): Promise<void> {
+    try {
+      for (const id of memberIds) {
+        const index = this.indexKey(id);
+        const entries = await this.redis.smembers(index);
+        await this.redis.del(...entries, index);
+      }
+    } catch {
+      // nothing to do: the entries expire within FREEBUSY_TTL_SECONDS
+    }
+  }
+}

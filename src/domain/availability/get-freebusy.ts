@@ -1,0 +1,85 @@
+import type { Db } from '../../db/pool.ts';
+import { busyOfMembers } from '../../db/queries/busy.ts';
+import * as members from '../../db/queries/members.ts';
+import { NotFound, ValidationError } from '../errors.ts';
+import type { FreeBusyCache } from './freebusy-cache.ts';
+import { freeBusySlots } from './freebusy.ts';
+import type { Interval } from './intervals.ts';
+import { mergeIntervals } from './intervals.ts';
+import { workingWindows } from './working-windows.ts';
+import { MINUTE_MS, zoneDays } from './zone-days.ts';
+
+export const MAX_FREEBUSY_DAYS = 30;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface FreeBusyQuery {
+  start: string;
+  end: string;
+  time_slot: number;
+}
+
+export interface FreeBusyCaller {
+  /** null: called without a key */
+  organizationId: string | null;
+  mode: 'test' | 'live';
+}
+
+function instant(raw: string, field: string): number {
+  const t = Date.parse(raw);
+  if (Number.isNaN(t)) throw new ValidationError(`query parameter "${field}" must be an ISO 8601 date-time, got "${raw}"`, field);
+  return t;
+}
+
+function pairs(starts: string | null, ends: string | null): Interval[] {
+  if (!starts || !ends) return [];
+  const s = starts.split(',');
+  const e = ends.split(',');
+  return s.map((v, i) => ({ start: Number(v), end: Number(e[i]) }));
+}
+
+/**
+ * GET /freebusy/{userId}: the member's [start, end) tiled by time_slot, each tile free or busy
+ * with a reason (decisions.md §4a). Answers are cached 60 s per member; booking changes
+ * invalidate them. Bookings of the caller's mode count (live without a key). Returns the JSON body.
+ */
+export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusyCaller, userId: string, q: FreeBusyQuery) {
+  if (!UUID.test(userId)) throw new ValidationError(`path parameter "userId" must be a user id (UUID), got "${userId}"`, 'userId');
+  const from = instant(q.start, 'start');
+  const to = instant(q.end, 'end');
+  if (to <= from) throw new ValidationError('query parameter "end" must be after start', 'end');
+  if (to - from > MAX_FREEBUSY_DAYS * 1440 * MINUTE_MS) {
+    throw new ValidationError(`query parameter "end" must be at most ${MAX_FREEBUSY_DAYS} days after start`, 'end');
+  }
+  // The caller's organization is part of the key: an answer is only stored after the member was
+  // found in it, so a hit needs no database at all.
+  const memberId = userId.toLowerCase();
+  const cacheKey = `${caller.organizationId ?? '*'}|${caller.mode}|${from}|${to}|${q.time_slot}`;
+  const cached = await cache.get(memberId, cacheKey);
+  if (typeof cached === 'string') return { body: cached, cached: true };
+
+  const member = await members.findById(db, memberId);
+  if (!member || !member.is_active || (caller.organizationId !== null && member.organization_id !== caller.organizationId)) {
+    throw new NotFound(`user "${userId}" not found`);
+  }
+  const rows = await busyOfMembers(db, [member.id], caller.mode, new Date(from), new Date(to), null);
+  const bookings = mergeIntervals(rows.filter((r) => r.kind === 'booking').flatMap((r) => pairs(r.starts, r.ends)));
+  const ooo = mergeIntervals(rows.filter((r) => r.kind === 'ooo').flatMap((r) => pairs(r.starts, r.ends)));
+  // Windows of consecutive days join here: a tile over midnight is free if both days work then.
+  const working = mergeIntervals(workingWindows(member.working_hours, zoneDays(member.timezone, from, to)));
+  const slots = freeBusySlots(from, to, q.time_slot * MINUTE_MS, working, bookings, ooo);
+  const body = JSON.stringify({
+    success: true,
+    user_id: member.id,
+    start: new Date(from).toISOString(),
+    end: new Date(to).toISOString(),
+    time_slot: q.time_slot,
+    slots: slots.map((s) => ({
+      start: new Date(s.start).toISOString(),
+      end: new Date(s.end).toISOString(),
+      status: s.status,
+      ...(s.reason ? { reason: s.reason } : {}),
+    })),
+  });
+  await cache.set(member.id, cacheKey, body);
+  return { body, cached: false };
+}

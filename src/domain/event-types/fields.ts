@@ -1,0 +1,47 @@
+import type { Db } from '../../db/pool.ts';
+import * as eventTypes from '../../db/queries/event-types.ts';
+import { NotFound } from '../errors.ts';
+import type { CustomFieldType } from './custom-field-types.ts';
+import { FIELD_RULES } from './custom-field-types.ts';
+
+/**
+ * The booking form of an event type for GET /event-types/{id}/fields: the standard fields every
+ * booking create takes, then the type's custom fields, each with the rule booking create applies
+ * (src/domain/bookings/validate.ts and custom-field-types.ts enforce them).
+ */
+const STANDARD_FIELDS = [
+  { key: 'requested_time', label: 'Start time', type: 'DATETIME', required: true, format: 'date-time',
+    validation: 'ISO 8601 date-time; must be a slot start listed by GET /availability for this event type' },
+  { key: 'attendee.name', label: 'Name', type: 'TEXT', required: true, max_length: 200, validation: 'non-blank string, at most 200 characters' },
+  { key: 'attendee.email', label: 'Email', type: 'EMAIL', required: true, max_length: 254, format: 'email', validation: 'email address, at most 254 characters' },
+  { key: 'attendee.phone', label: 'Phone', type: 'PHONE', required: false, pattern: '^\\+?[0-9][0-9 ().-]{5,19}$',
+    validation: 'phone number: optional +, then 6 to 20 digits, spaces, dashes, dots or parentheses' },
+  { key: 'attendee.timezone', label: 'Time zone', type: 'TIMEZONE', required: false, validation: 'IANA time zone such as "Europe/Berlin"' },
+  { key: 'assign_to', label: 'Team member', type: 'MEMBER', required: false, format: 'uuid',
+    validation: 'id of a host of this event type who is free at requested_time' },
+  { key: 'metadata', label: 'Metadata', type: 'OBJECT', required: false,
+    validation: 'flat object: at most 50 keys of at most 40 characters; values strings (at most 500 characters), numbers, booleans or null' },
+];
+
+const MAX_LENGTH: Partial<Record<CustomFieldType, number>> = { TEXT: 500, TEXTAREA: 5000 };
+
+export async function getEventTypeFields(db: Db, organizationId: string, id: string) {
+  const type = await eventTypes.findVisible(db, organizationId, id);
+  if (!type) throw new NotFound(`event type "${id}" not found`);
+  const custom = await eventTypes.customFields(db, type.id);
+  return {
+    event_type_id: type.id,
+    standard_fields: STANDARD_FIELDS,
+    custom_fields: custom.map((f) => ({
+      id: f.id,
+      key: f.key,
+      label: f.label,
+      type: f.type,
+      required: f.required,
+      options: f.options ?? [],
+      order: f.position,
+      validation: FIELD_RULES[f.type as CustomFieldType] ?? 'any value',
+      ...(MAX_LENGTH[f.type as CustomFieldType] ? { max_length: MAX_LENGTH[f.type as CustomFieldType] } : {}),
+    })),
+  };
+}

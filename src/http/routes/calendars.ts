@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { listCalendars, userCalendars } from '../../domain/calendars/calendars.ts';
+import type { AppDeps } from '../deps.ts';
+import { CalendarListQuery, CalendarPagination, Calendar, UserCalendar } from '../schemas/calendar.ts';
+import { errors } from '../schemas/common.ts';
+
+const tags = ['calendars'];
+
+// Calendars speak camelCase natively (api-spec Versioning), so the global alias renaming is off.
+export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/calendars',
+    {
+      config: { camelCase: true },
+      schema: {
+        tags,
+        summary: 'List calendar integrations, primary first, then oldest first',
+        description: 'Read-only metadata; no credentials or tokens are ever returned.',
+        querystring: CalendarListQuery,
+        response: { 200: Type.Object({ success: Type.Literal(true), calendars: Type.Array(Calendar), pagination: CalendarPagination }), ...errors(400) },
+      },
+    },
+    async (req) => ({ success: true as const, ...(await listCalendars(deps.db, req.auth!.organizationId, req.query)) }),
+  );
+
+  app.get(
+    '/calendars/:userId',
+    {
+      config: { camelCase: true },
+      schema: {
+        tags,
+        summary: 'A user\'s calendar integrations',
+        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: Type.Object({ success: Type.Literal(true), userId: Type.String(), calendars: Type.Array(UserCalendar) }),
+          ...errors(400, 404),
+        },
+      },
+    },
+    async (req) => ({ success: true as const, ...(await userCalendars(deps.db, req.auth!.organizationId, req.params.userId)) }),
+  );
+};

@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { DateTime } from './common.ts';
+
+const DATE = { pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'calendar date YYYY-MM-DD, read in `timezone`' };
+
+export const AvailabilityQuery = Type.Object({
+  event_type_id: Type.String({ minLength: 1, maxLength: 255, description: 'alias eventTypeId' }),
+  start_date: Type.String({ ...DATE, description: 'first local date, inclusive (alias startDate)' }),
+  end_date: Type.String({ ...DATE, description: 'last local date, inclusive; at most 62 days after start_date (alias endDate)' }),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone the dates are read in; default UTC' })),
+  assigned_to_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'restrict to one host (alias assignedToId)' })),
+});
+
+export const AvailabilityResponse = Type.Object({
+  success: Type.Literal(true),
+  slots: Type.Array(Type.Object({ start: DateTime, end: DateTime })),
+  totalSlots: Type.Integer(),
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
+import { availabilityBody } from '../../../src/domain/availability/get-availability.ts';
+import { loadSeed } from '../../../src/domain/seed/load.ts';
+import { validateSeed } from '../../../src/domain/seed/validate.ts';
+import type { TestDatabase } from '../../helpers/db.ts';
+import { createTestDatabase } from '../../helpers/db.ts';
+import { MEMBERS, testSeed } from '../../helpers/fixtures.ts';
+import { insertBooking } from './scheduling-fixtures.ts';
+
+// The cached GET /availability answer: invalidated through FreeBusyCache.invalidate, and the
+// notice cut-off applied on every request, never frozen into the cache.
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  await loadSeed(db.pool, validateSeed(testSeed()));
+});
+after(async () => db?.drop());
+
+const auth = { organizationId: 'org_northwind', mode: 'test' as const };
+const q = { event_type_id: 'et_intro_call', start_date: '2026-11-24', end_date: '2026-11-24', assigned_to_id: MEMBERS.amara };
+const starts = (body: Buffer) => (JSON.parse(body.toString()) as { slots: { start: string }[] }).slots.map((s) => s.start.slice(11, 16));
+
+describe('availability answer cache', () => {
+  it('serves the cached answer until a host is invalidated', async () => {
+    const cache = new MemoryFreeBusyCache(() => 0);
+    const now = new Date('2026-11-23T09:00:00Z');
+    const before = starts(await availabilityBody(db.pool, cache, auth, q, now));
+    assert.ok(before.includes('10:00'));
+    await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-24T10:00:00Z', minutes: 30 });
+    assert.deepEqual(starts(await availabilityBody(db.pool, cache, auth, q, now)), before, 'cached');
+    await cache.invalidate([MEMBERS.jonas]);
+    assert.deepEqual(starts(await availabilityBody(db.pool, cache, auth, q, now)), before, 'another member changed');
+    await cache.invalidate([MEMBERS.amara]);
+    const after = starts(await availabilityBody(db.pool, cache, auth, q, now));
+    assert.ok(!after.includes('10:00'), 'the booking shows once its host is invalidated');
+    // The same invalidation reaches answers naming several hosts (ROUND_ROBIN union).
+    const both = { ...q, assigned_to_id: undefined };
+    const union = JSON.parse((await availabilityBody(db.pool, cache, auth, both, now)).toString()).totalSlots;
+    await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: '2026-11-24T07:00:00Z', minutes: 30 });
+    await cache.invalidate([MEMBERS.jonas]);
+    const afterJonas = starts(await availabilityBody(db.pool, cache, auth, both, now));
+    assert.ok(!afterJonas.includes('07:00') && afterJonas.length < union);
+  });
+
+  it('applies now + minimum notice to a cached answer on every request', async () => {
+    const cache = new MemoryFreeBusyCache(() => 0);
+    const early = starts(await availabilityBody(db.pool, cache, auth, { ...q, start_date: '2026-11-25', end_date: '2026-11-25' }, new Date('2026-11-25T06:00:00Z')));
+    assert.equal(early[0], '09:00');
+    // 120 minutes of notice at 10:05 leaves 12:15 as the first start, from the same cache entry.
+    const later = starts(await availabilityBody(db.pool, cache, auth, { ...q, start_date: '2026-11-25', end_date: '2026-11-25' }, new Date('2026-11-25T10:05:00Z')));
+    assert.equal(later[0], '12:15');
+    assert.deepEqual(later, early.filter((s) => s >= '12:15'));
+  });
+
+  it('works the same through the Redis cache shared by processes', async () => {
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    const prefix = `test:answers:${Date.now()}`;
+    try {
+      const apiProcess = new RedisFreeBusyCache(redis, prefix);
+      const workerProcess = new RedisFreeBusyCache(redis, prefix);
+      const now = new Date('2026-11-23T09:00:00Z');
+      const day = { ...q, start_date: '2026-11-27', end_date: '2026-11-27' };
+      const first = starts(await availabilityBody(db.pool, apiProcess, auth, day, now));
+      assert.ok(first.includes('11:00'));
+      await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-27T11:00:00Z', minutes: 30 });
+      assert.deepEqual(starts(await availabilityBody(db.pool, apiProcess, auth, day, now)), first, 'cached in Redis');
+      await workerProcess.invalidate([MEMBERS.amara]);
+      assert.ok(!starts(await availabilityBody(db.pool, apiProcess, auth, day, now)).includes('11:00'));
+    } finally {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import type { HostInput, SlotRules } from '../../../src/domain/availability/engine.ts';
+import { computeSlots, hostSlotStarts } from '../../../src/domain/availability/engine.ts';
+
+/**
+ * The engine against a deliberately naive oracle: every minute of the range is a candidate,
+ * working hours come from luxon DateTime per local day, and busy time is checked minute by
+ * minute. Engine and oracle must agree exactly.
+ */
+
+const MIN = 60_000;
+const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Auckland', 'America/Los_Angeles', 'Asia/Tokyo'];
+// Around the 2026 transitions of the zones above, where bugs live.
+const BASES = ['2026-03-08', '2026-11-01', '2026-03-29', '2026-10-25', '2026-04-05', '2026-10-04', '2026-09-27', '2026-06-15'].map(
+  (d) => Date.parse(`${d}T00:00:00Z`),
+);
+const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
+
+/** Wall time → instant, independently of the engine: earliest matching instant, else luxon's gap shift. */
+function oracleInstant(zone: string, date: DateTime, minuteOfDay: number): number {
+  const base = DateTime.fromObject({ year: date.year, month: date.month, day: date.day }, { zone: 'UTC' }).plus({ minutes: minuteOfDay });
+  const wall = { year: base.year, month: base.month, day: base.day, hour: base.hour, minute: base.minute };
+  const guess = DateTime.fromObject(wall, { zone });
+  const matches: number[] = [];
+  for (const shift of [-120, -60, -30, 0, 30, 60, 120]) {
+    const t = guess.toMillis() + shift * MIN;
+    const local = DateTime.fromMillis(t, { zone });
+    if (local.year === wall.year && local.month === wall.month && local.day === wall.day && local.hour === wall.hour && local.minute === wall.minute) matches.push(t);
+  }
+  return matches.length > 0 ? Math.min(...matches) : guess.toMillis();
+}
+
+function hhmm(m: number): string {
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+}
+
+function oracleWindows(host: HostInput, from: number, to: number): { start: number; end: number; date: string }[] {
+  const out: { start: number; end: number; date: string }[] = [];
+  let d = DateTime.fromMillis(from, { zone: host.timezone }).startOf('day').minus({ days: 1 });
+  const last = DateTime.fromMillis(to, { zone: host.timezone }).plus({ days: 1 });
+  for (; d <= last; d = d.plus({ days: 1 })) {
+    const weekday = DAYS[d.weekday - 1];
+    const today: { start: number; end: number }[] = [];
+    for (const r of host.workingHours) {
+      if (!r.days.includes(weekday)) continue;
+      const [sh, sm] = r.start.split(':').map(Number);
+      const [eh, em] = r.end.split(':').map(Number);
+      const start = oracleInstant(host.timezone, d, sh * 60 + sm);
+      const end = oracleInstant(host.timezone, d, eh * 60 + em);
+      if (end > start) today.push({ start, end });
+    }
+    today.sort((a, b) => a.start - b.start);
+    const merged: { start: number; end: number }[] = [];
+    for (const w of today) {
+      const lastW = merged[merged.length - 1];
+      if (lastW && w.start <= lastW.end) lastW.end = Math.max(lastW.end, w.end);
+      else merged.push({ ...w });
+    }
+    for (const w of merged) out.push({ ...w, date: d.toISODate()! });
+  }
+  return out;
+}
+
+function oracleHost(host: HostInput, r: SlotRules): number[] {
+  const windows = oracleWindows(host, r.from, r.to);
+  const localDate = (t: number) => DateTime.fromMillis(t, { zone: host.timezone }).toISODate();
+  const out: number[] = [];
+  for (let s = Math.ceil(r.from / MIN) * MIN; s < r.to; s += MIN) {
+    if (s < r.earliest) continue;
+    const w = windows.find((x) => s >= x.start && s < x.end);
+    if (!w || (s - w.start) % (r.slotInterval * MIN) !== 0 || s + r.duration * MIN > w.end) continue;
+    const day = localDate(s);
+    if (host.bookingStarts.filter((b) => localDate(b) === day).length >= host.maxBookingsPerDay) continue;
+    let blocked = false;
+    for (let x = s - r.bufferBefore * MIN; x < s + (r.duration + r.bufferAfter) * MIN && !blocked; x += MIN) {
+      blocked = host.busy.some((b) => x >= b.start && x < b.end);
+    }
+    if (!blocked) out.push(s);
+  }
+  return out;
+}
+
+const minuteOf = (lo: number, hi: number) => fc.integer({ min: lo, max: hi });
+
+const hostArb = (from: number, span: number) =>
+  fc.record({
+    id: fc.uuid(),
+    timezone: fc.constantFrom(...ZONES),
+    workingHours: fc.array(
+      fc
+        .record({ days: fc.subarray(DAYS, { minLength: 1 }), a: minuteOf(0, 288), b: minuteOf(0, 288) })
+        .filter((x) => x.a !== x.b)
+        .map((x) => ({ days: x.days, start: hhmm(Math.min(x.a, x.b) * 5), end: hhmm(Math.max(x.a, x.b) * 5) })),
+      { minLength: 1, maxLength: 3 },
+    ),
+    maxBookingsPerDay: fc.integer({ min: 0, max: 4 }),
+    busy: fc.array(
+      fc.record({ s: minuteOf(-600, span + 600), len: minuteOf(1, 240) }).map((x) => ({ start: from + x.s * MIN, end: from + (x.s + x.len) * MIN })),
+      { maxLength: 8 },
+    ),
+    bookingStarts: fc.array(minuteOf(-1440, span + 1440).map((m) => from + m * MIN), { maxLength: 6 }),
+  });
+
+const caseArb = fc
+  .record({ base: fc.constantFrom(...BASES), shift: minuteOf(-2880, 2880), span: minuteOf(60, 3 * 1440) })
+  .chain(({ base, shift, span }) => {
+    const from = base + shift * MIN;
+    return fc.record({
+      hosts: fc.array(hostArb(from, span), { minLength: 1, maxLength: 3 }),
+      rules: fc.record({
+        duration: fc.integer({ min: 5, max: 180 }),
+        slotInterval: fc.integer({ min: 5, max: 120 }),
+        bufferBefore: fc.integer({ min: 0, max: 60 }),
+        bufferAfter: fc.integer({ min: 0, max: 60 }),
+        from: fc.constant(from),
+        to: fc.constant(from + span * MIN),
+        earliest: minuteOf(-1440, span).map((m) => from + m * MIN),
+      }),
+    });
+  });
+
+describe('availability engine vs a minute-by-minute oracle', () => {
+  it('each host: exactly the oracle\'s slot starts (inside working hours, clear of busy time, notice and cap)', () => {
+    fc.assert(
+      fc.property(caseArb, ({ hosts, rules }) => {
+        for (const h of hosts) assert.deepEqual(hostSlotStarts(h, rules), oracleHost(h, rules));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('union lists every start some host can take, naming exactly those hosts; COLLECTIVE is the intersection', () => {
+    fc.assert(
+      fc.property(caseArb, ({ hosts, rules }) => {
+        const each = hosts.map((h) => new Set(oracleHost(h, rules)));
+        const union = computeSlots(hosts, rules, false);
+        const expectedStarts = [...new Set(each.flatMap((s) => [...s]))].sort((a, b) => a - b);
+        assert.deepEqual(union.map((s) => s.start), expectedStarts);
+        for (const slot of union) {
+          assert.equal(slot.end - slot.start, rules.duration * MIN);
+          assert.deepEqual(slot.memberIds, hosts.filter((_, i) => each[i].has(slot.start)).map((h) => h.id));
+        }
+        const collective = computeSlots(hosts, rules, true);
+        for (const slot of collective) for (const s of each) assert.ok(s.has(slot.start), 'COLLECTIVE ⊆ every host');
+        assert.deepEqual(collective.map((s) => s.start), expectedStarts.filter((t) => each.every((s) => s.has(t))));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

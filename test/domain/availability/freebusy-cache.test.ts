@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import type { FreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
+import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function contract(name: string, make: () => { cache: FreeBusyCache; advance?: (ms: number) => void }) {
+  describe(name, () => {
+    it('returns what was set, per member and key', async () => {
+      const { cache } = make();
+      await cache.set('m1', 'k', { a: 1 });
+      assert.deepEqual(await cache.get('m1', 'k'), { a: 1 });
+      assert.equal(await cache.get('m1', 'other'), undefined);
+      assert.equal(await cache.get('m2', 'k'), undefined);
+    });
+
+    it('invalidate drops every answer of the named members only', async () => {
+      const { cache } = make();
+      await cache.set('m1', 'k1', 1);
+      await cache.set('m1', 'k2', 2);
+      await cache.set('m2', 'k1', 3);
+      await cache.invalidate(['m1']);
+      assert.equal(await cache.get('m1', 'k1'), undefined);
+      assert.equal(await cache.get('m1', 'k2'), undefined);
+      assert.equal(await cache.get('m2', 'k1'), 3);
+      await cache.invalidate(['nobody']);
+    });
+  });
+}
+
+let clock = 0;
+contract('MemoryFreeBusyCache', () => ({ cache: new MemoryFreeBusyCache(() => clock) }));
+
+it('MemoryFreeBusyCache expires answers after 60 seconds', async () => {
+  const cache = new MemoryFreeBusyCache(() => clock);
+  await cache.set('m', 'k', 1);
+  clock += 59_000;
+  assert.equal(await cache.get('m', 'k'), 1);
+  clock += 1_000;
+  assert.equal(await cache.get('m', 'k'), undefined);
+});
+
+describe('RedisFreeBusyCache', () => {
+  let redis: Redis;
+  const prefix = `test:freebusy:${randomBytes(4).toString('hex')}`;
+  before(async () => {
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  });
+  after(async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+  contract('shared contract', () => ({ cache: new RedisFreeBusyCache(redis, `${prefix}:${randomBytes(3).toString('hex')}`) }));
+
+  it('stores with a 60 second expiry, visible to another client', async () => {
+    const cache = new RedisFreeBusyCache(redis, prefix);
+    await cache.set('m', 'k', { slots: [1] });
+    const ttl = await redis.ttl(`${prefix}:m:e:k`);
+    assert.ok(ttl > 55 && ttl <= 60, String(ttl));
+    const second = new Redis(REDIS_URL);
+    try {
+      assert.deepEqual(await new RedisFreeBusyCache(second, prefix).get('m', 'k'), { slots: [1] });
+    } finally {
+      await second.quit();
+    }
+  });
+
+  it('fails open when Redis is unreachable', async () => {
+    const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    dead.on('error', () => {});
+    const cache = new RedisFreeBusyCache(dead);
+    await cache.set('m', 'k', 1);
+    assert.equal(await cache.get('m', 'k'), undefined);
+    await cache.invalidate(['m']);
+    dead.disconnect();
+  });
+});

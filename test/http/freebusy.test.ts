@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import { getFreeBusy } from '../../src/domain/availability/get-freebusy.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { insertBooking, insertOutOfOffice } from '../domain/availability/scheduling-fixtures.ts';
+
+// Amara: Europe/London, Mon–Fri 09:00–17:00 (UTC+0 in November).
+const NOW = new Date('2026-11-23T09:00:00Z');
+let t: TestApp;
+before(async () => {
+  t = await startApp({ now: NOW });
+});
+after(async () => t?.close());
+
+const fb = (user: string, query: string, key: string | null = null) => t.request('GET', `/v1/freebusy/${user}?${query}`, { key });
+const summary = (body: { slots: { start: string; status: string; reason?: string }[] }) =>
+  body.slots.map((s) => `${s.start.slice(11, 16)} ${s.status}${s.reason ? ` ${s.reason}` : ''}`);
+
+describe('GET /v1/freebusy/{userId}', () => {
+  it('needs no key; tiles [start, end) by time_slot with working hours, in the documented body', async () => {
+    const res = await fb(MEMBERS.amara, 'start=2026-11-24T08:00:00Z&end=2026-11-24T10:00:00Z');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'private, max-age=60');
+    assert.deepEqual(Object.keys(res.body).sort(), ['end', 'slots', 'start', 'success', 'time_slot', 'user_id']);
+    assert.equal(res.body.user_id, MEMBERS.amara);
+    assert.equal(res.body.start, '2026-11-24T08:00:00.000Z');
+    assert.equal(res.body.end, '2026-11-24T10:00:00.000Z');
+    assert.equal(res.body.time_slot, 30);
+    assert.deepEqual(summary(res.body), ['08:00 busy outside_working_hours', '08:30 busy outside_working_hours', '09:00 free', '09:30 free']);
+    assert.equal(res.body.slots[0].end, '2026-11-24T08:30:00.000Z');
+  });
+
+  it('accepts timeSlot and time_slot; the last tile is cut at end', async () => {
+    const res = await fb(MEMBERS.amara, 'start=2026-11-24T16:00:00Z&end=2026-11-24T17:30:00Z&timeSlot=60');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.time_slot, 60);
+    assert.deepEqual(summary(res.body), ['16:00 free', '17:00 busy outside_working_hours']);
+    assert.equal(res.body.slots[1].end, '2026-11-24T17:30:00.000Z');
+  });
+
+  it('bookings (widened by buffers, of the caller\'s mode) and out-of-office make tiles busy', async () => {
+    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-25T09:00:00Z', minutes: 30, bufferAfter: 10 });
+    await insertOutOfOffice(t.db.pool, MEMBERS.amara, '2026-11-25T10:30:00Z', '2026-11-25T11:00:00Z');
+    const q = 'start=2026-11-25T09:00:00Z&end=2026-11-25T11:30:00Z';
+    const anon = await fb(MEMBERS.amara, q);
+    assert.deepEqual(summary(anon.body), ['09:00 busy booking', '09:30 busy booking', '10:00 free', '10:30 busy out_of_office', '11:00 free']);
+    const test = await fb(MEMBERS.amara, q, KEYS.secret);
+    assert.equal(test.status, 200);
+    assert.deepEqual(summary(test.body), ['09:00 free', '09:30 free', '10:00 free', '10:30 busy out_of_office', '11:00 free'], 'test keys see test bookings only');
+  });
+
+  it('caches for 60 seconds on the injected clock', async () => {
+    const q = 'start=2026-11-26T09:00:00Z&end=2026-11-26T10:00:00Z';
+    const first = await fb(MEMBERS.jonas, q);
+    assert.equal(first.headers.get('x-cache'), 'MISS');
+    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: '2026-11-26T09:00:00Z', minutes: 30 });
+    const second = await fb(MEMBERS.jonas, q);
+    assert.equal(second.headers.get('x-cache'), 'HIT');
+    assert.deepEqual(second.body, first.body);
+    t.clock.now = new Date(NOW.getTime() + 61_000);
+    const third = await fb(MEMBERS.jonas, q);
+    t.clock.now = NOW;
+    assert.equal(third.headers.get('x-cache'), 'MISS');
+    assert.equal(third.body.slots[0].reason, 'booking');
+  });
+
+  it('a booking change invalidates the member\'s cached answers', async () => {
+    const cache = new MemoryFreeBusyCache(() => NOW.getTime());
+    const q = { start: '2026-11-27T09:00:00Z', end: '2026-11-27T10:00:00Z', time_slot: 30 };
+    const caller = { organizationId: null, mode: 'live' as const };
+    assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, false);
+    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-27T09:00:00Z', minutes: 30 });
+    assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, true);
+    await cache.invalidate([MEMBERS.jonas]);
+    assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, true, 'another member\'s change keeps it');
+    await cache.invalidate([MEMBERS.amara]);
+    const fresh = await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q);
+    assert.equal(fresh.cached, false);
+    assert.equal(JSON.parse(fresh.body).slots[0].reason, 'booking');
+  });
+
+  it('a key of the member\'s organization is fine; another organization\'s key gets 404; a bad key 401', async () => {
+    const q = 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z';
+    assert.equal((await fb(MEMBERS.amara, q, KEYS.publishableAnyOrigin)).status, 200);
+    const other = await fb(MEMBERS.amara, q, KEYS.other);
+    assert.equal(other.status, 404);
+    assert.equal(other.body.error.code, 'not_found');
+    assert.equal((await fb(MEMBERS.otherOrg, q, KEYS.other)).status, 200);
+    assert.equal((await fb(MEMBERS.amara, q, 'sk_test_not_a_real_key_00000000')).status, 401);
+  });
+
+  it('404 for an unknown or inactive user', async () => {
+    const q = 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z';
+    assert.equal((await fb('3b9a4c1e-7d2f-4e8a-9c51-000000000000', q)).status, 404);
+    await t.db.pool.query('update members set is_active = false where id = $1', [MEMBERS.priya]);
+    const res = await fb(MEMBERS.priya, q);
+    await t.db.pool.query('update members set is_active = true where id = $1', [MEMBERS.priya]);
+    assert.equal(res.status, 404);
+  });
+
+  const cases: [string, string, string][] = [
+    [MEMBERS.amara, 'end=2026-11-24T10:00:00Z', 'start'],
+    [MEMBERS.amara, 'start=2026-11-24T09:00:00Z', 'end'],
+    [MEMBERS.amara, 'start=yesterday&end=2026-11-24T10:00:00Z', 'start'],
+    [MEMBERS.amara, 'start=2026-11-24T10:00:00Z&end=2026-11-24T09:00:00Z', 'end'],
+    [MEMBERS.amara, 'start=2026-11-01T00:00:00Z&end=2026-12-01T00:00:01Z', 'end'],
+    [MEMBERS.amara, 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z&time_slot=10', 'time_slot'],
+    [MEMBERS.amara, 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z&timeSlot=121', 'time_slot'],
+    ['amara', 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z', 'userId'],
+  ];
+  for (const [user, q, field] of cases) {
+    it(`400 naming ${field}: ${q}`, async () => {
+      const res = await fb(user, q);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.field, field);
+    });
+  }
+
+  it('30 days exactly is allowed', async () => {
+    const res = await fb(MEMBERS.amara, 'start=2026-11-01T00:00:00Z&end=2026-12-01T00:00:00Z&time_slot=120');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.slots.length, 360);
+  });
+});
