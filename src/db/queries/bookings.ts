@@ -1,0 +1,208 @@
+import type { Db, Tx } from '../pool.ts';
+import { one, rows } from '../pool.ts';
+import type { EventTypeRow } from './event-types.ts';
+
+export type BookingStatus =
+  | 'DRAFT'
+  | 'SCHEDULED'
+  | 'PENDING_CONFIRMATION'
+  | 'RESCHEDULED'
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'NO_SHOW';
+
+export interface Attendee {
+  name: string;
+  email: string;
+  phone?: string | null;
+  timezone?: string | null;
+}
+
+export interface BookingRow {
+  id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  event_type_id: string;
+  status: BookingStatus;
+  start_time: Date;
+  end_time: Date;
+  attendee: Attendee;
+  custom_fields: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  external_id: string | null;
+  assigned_to_id: string | null;
+  host_ids: string[];
+  cancellation_reason: string | null;
+  cancelled_at: Date | null;
+  rescheduled_from: string | null;
+  rescheduled_to: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Tenancy and mode are part of every lookup: another organization's booking does not exist. */
+export function findById(db: Db, organizationId: string, mode: string, id: string): Promise<BookingRow | undefined> {
+  return one<BookingRow>(db, 'select * from bookings where id = $1 and organization_id = $2 and mode = $3', [id, organizationId, mode]);
+}
+
+export function findByExternalId(db: Db, organizationId: string, mode: string, externalId: string): Promise<BookingRow | undefined> {
+  return one<BookingRow>(db, 'select * from bookings where external_id = $1 and organization_id = $2 and mode = $3', [
+    externalId,
+    organizationId,
+    mode,
+  ]);
+}
+
+export interface NewBooking {
+  id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  event_type_id: string;
+  status: BookingStatus;
+  start_time: Date;
+  end_time: Date;
+  attendee: Attendee;
+  custom_fields: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  external_id: string | null;
+  assigned_to_id: string | null;
+  host_ids: string[];
+  rescheduled_from: string | null;
+}
+
+export async function insertBooking(tx: Tx, b: NewBooking): Promise<BookingRow> {
+  const row = await one<BookingRow>(
+    tx,
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, custom_fields,
+                           metadata, external_id, assigned_to_id, host_ids, rescheduled_from)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning *`,
+    [
+      b.id, b.organization_id, b.mode, b.event_type_id, b.status, b.start_time, b.end_time, JSON.stringify(b.attendee),
+      JSON.stringify(b.custom_fields), JSON.stringify(b.metadata), b.external_id, b.assigned_to_id, b.host_ids, b.rescheduled_from,
+    ],
+  );
+  return row!;
+}
+
+export interface LockedBooking extends BookingRow {
+  cancellation_enabled: boolean;
+  cancellation_cutoff_minutes: number;
+}
+
+/**
+ * Locks the booking for a change and returns it with its organization's cancellation policy.
+ * A lock held by another change for longer than lockTimeoutMs fails with SQLSTATE 55P03.
+ */
+export async function lockForChange(tx: Tx, organizationId: string, mode: string, id: string, lockTimeoutMs = 5000): Promise<LockedBooking | undefined> {
+  await tx.query(`select set_config('lock_timeout', $1, true)`, [`${lockTimeoutMs}ms`]);
+  return one<LockedBooking>(
+    tx,
+    `select b.*, o.cancellation_enabled, o.cancellation_cutoff_minutes
+       from bookings b join organizations o on o.id = b.organization_id
+      where b.id = $1 and b.organization_id = $2 and b.mode = $3
+        for update of b`,
+    [id, organizationId, mode],
+  );
+}
+
+/** The routing job's lock: by id alone, waiting as long as it takes. */
+export function lockForRouting(tx: Tx, id: string): Promise<BookingRow | undefined> {
+  return one<BookingRow>(tx, 'select * from bookings where id = $1 for update', [id]);
+}
+
+export function eventTypeOf(db: Db, booking: { event_type_id: string }): Promise<EventTypeRow | undefined> {
+  return one<EventTypeRow>(db, 'select * from event_types where id = $1', [booking.event_type_id]);
+}
+
+export interface StatusChange {
+  status: BookingStatus;
+  cancellationReason?: string | null;
+  cancelledAt?: Date;
+  rescheduledTo?: string;
+  assignedToId?: string | null;
+  hostIds?: string[];
+  /** Set external_id to null: a reschedule hands it to the new booking. */
+  clearExternalId?: boolean;
+}
+
+/** Every change bumps `version` and `updated_at`. */
+export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<BookingRow> {
+  const row = await one<BookingRow>(
+    tx,
+    `update bookings set status = $2,
+            cancellation_reason = case when $3::boolean then $4 else cancellation_reason end,
+            cancelled_at = coalesce($5, cancelled_at),
+            rescheduled_to = coalesce($6, rescheduled_to),
+            assigned_to_id = case when $7::boolean then $8::uuid else assigned_to_id end,
+            host_ids = coalesce($9::uuid[], host_ids),
+            external_id = case when $10::boolean then null else external_id end,
+            version = version + 1, updated_at = now()
+      where id = $1 returning *`,
+    [
+      id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null, c.rescheduledTo ?? null,
+      c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.clearExternalId ?? false,
+    ],
+  );
+  return row!;
+}
+
+export async function updateAttendee(tx: Tx, id: string, attendee: Attendee): Promise<BookingRow> {
+  const row = await one<BookingRow>(
+    tx,
+    `update bookings set attendee = $2, version = version + 1, updated_at = now() where id = $1 returning *`,
+    [id, JSON.stringify(attendee)],
+  );
+  return row!;
+}
+
+export interface ListFilter {
+  organizationId: string;
+  mode: string;
+  status?: BookingStatus;
+  eventTypeId?: string;
+  /** Matches the assigned member and, for COLLECTIVE bookings, every host. */
+  assignedToId?: string;
+  attendeeEmail?: string;
+  startFrom?: Date;
+  startBefore?: Date;
+  /** Keyset position: rows strictly after (created_at, id) in (created_at desc, id desc) order. */
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+export type ListedBooking = BookingRow & { cursor_at: string };
+
+/** Newest first over the bookings_list index; created_at keeps its microseconds in cursor_at. */
+export function list(db: Db, f: ListFilter): Promise<ListedBooking[]> {
+  const params: unknown[] = [f.organizationId, f.mode];
+  const where = ['organization_id = $1', 'mode = $2'];
+  const add = (sql: (n: number) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(params.length));
+  };
+  if (f.status) add((n) => `status = $${n}`, f.status);
+  if (f.eventTypeId) add((n) => `event_type_id = $${n}`, f.eventTypeId);
+  if (f.assignedToId) add((n) => `(assigned_to_id = $${n}::uuid or $${n}::uuid = any (host_ids))`, f.assignedToId);
+  if (f.attendeeEmail) add((n) => `lower(attendee ->> 'email') = lower($${n})`, f.attendeeEmail);
+  if (f.startFrom) add((n) => `start_time >= $${n}`, f.startFrom);
+  if (f.startBefore) add((n) => `start_time < $${n}`, f.startBefore);
+  if (f.after) {
+    params.push(f.after.createdAt, f.after.id);
+    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  params.push(f.limit);
+  return rows<ListedBooking>(
+    db,
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+       from bookings where ${where.join(' and ')}
+      order by created_at desc, id desc limit $${params.length}`,
+    params,
+  );
+}
+
+/** The old booking of a reschedule points at the new one (which must exist first). */
+export async function linkRescheduled(tx: Tx, oldId: string, newId: string): Promise<BookingRow> {
+  const row = await one<BookingRow>(tx, 'update bookings set rescheduled_to = $2, updated_at = now() where id = $1 returning *', [oldId, newId]);
+  return row!;
+}

@@ -1,0 +1,111 @@
+import type { Tx } from '../../db/pool.ts';
+import { transaction } from '../../db/pool.ts';
+import * as holds from '../../db/queries/booking-members.ts';
+import type { BookingRow, LockedBooking } from '../../db/queries/bookings.ts';
+import * as bookings from '../../db/queries/bookings.ts';
+import { enqueueBookingEmail } from '../email/enqueue.ts';
+import { NotFound, PreconditionFailed } from '../errors.ts';
+import type { BookingEventType } from '../events/record.ts';
+import { recordEvent } from '../events/record.ts';
+import type { BookingDeps, Caller } from './create.ts';
+import { withRetry } from './pg-errors.ts';
+import { bookingJson } from './present.ts';
+import type { Operation } from './transitions.ts';
+import { requireTransition } from './transitions.ts';
+import { validateReason } from './validate.ts';
+
+export interface Applied {
+  booking: BookingRow;
+  /** Members whose busy time changed, for the free/busy cache. */
+  touched: string[];
+}
+
+/**
+ * The frame of every change to one booking: lock it (tenancy and mode in the lookup), ask the
+ * transition table, and apply the change with its events and emails in one transaction.
+ * A repeated operation already in its target state returns the booking untouched.
+ */
+export async function changeBooking(
+  deps: BookingDeps,
+  caller: Caller,
+  id: string,
+  op: Operation,
+  apply: (tx: Tx, locked: LockedBooking, now: Date) => Promise<Applied>,
+): Promise<BookingRow> {
+  const now = deps.now();
+  const result = await withRetry(() =>
+    transaction(deps.db, async (tx) => {
+      const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
+      if (!locked) throw new NotFound(`booking "${id}" not found`);
+      if (requireTransition(op, locked.status).noop) return { booking: locked as BookingRow, touched: [] };
+      return apply(tx, locked, now);
+    }),
+  );
+  if (result.touched.length > 0) await deps.freebusyCache.invalidate(result.touched);
+  return stripLockColumns(result.booking);
+}
+
+function stripLockColumns(row: BookingRow): BookingRow {
+  const { cancellation_enabled: _e, cancellation_cutoff_minutes: _c, ...rest } = row as LockedBooking;
+  return rest;
+}
+
+async function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promise<void> {
+  await recordEvent(tx, { organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at });
+}
+
+/** PENDING_CONFIRMATION (or RESCHEDULED) → SCHEDULED; the attendee and host get the confirmation. */
+export function confirmBooking(deps: BookingDeps, caller: Caller, id: string): Promise<BookingRow> {
+  return changeBooking(deps, caller, id, 'confirm', async (tx, locked) => {
+    const row = await bookings.applyStatus(tx, locked.id, { status: 'SCHEDULED' });
+    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled' });
+    return { booking: row, touched: [] };
+  });
+}
+
+/** COMPLETED and NO_SHOW close the booking: it no longer blocks its members' time. */
+function close(op: 'complete' | 'no_show', status: 'COMPLETED' | 'NO_SHOW', event: BookingEventType) {
+  return (deps: BookingDeps, caller: Caller, id: string): Promise<BookingRow> =>
+    changeBooking(deps, caller, id, op, async (tx, locked, now) => {
+      const row = await bookings.applyStatus(tx, locked.id, { status });
+      const touched = await holds.release(tx, row.id);
+      await emit(tx, row, event, now);
+      return { booking: row, touched };
+    });
+}
+
+export const completeBooking = close('complete', 'COMPLETED', 'BOOKING_COMPLETED');
+export const markNoShow = close('no_show', 'NO_SHOW', 'BOOKING_NO_SHOW');
+
+/**
+ * The organization's cancellation policy guards confirmed meetings (SCHEDULED, RESCHEDULED),
+ * as the spec's transition table puts it; a DRAFT or a request awaiting the host's
+ * confirmation can always be withdrawn.
+ */
+export function checkCancellationPolicy(locked: LockedBooking, now: Date): void {
+  if (locked.status !== 'SCHEDULED' && locked.status !== 'RESCHEDULED') return;
+  if (!locked.cancellation_enabled) {
+    throw new PreconditionFailed('cancellation_disabled', 'the organization does not allow cancelling bookings');
+  }
+  const cutoff = locked.start_time.getTime() - locked.cancellation_cutoff_minutes * 60_000;
+  if (now.getTime() >= cutoff) {
+    throw new PreconditionFailed(
+      'cancellation_cutoff_passed',
+      `bookings can be cancelled until ${locked.cancellation_cutoff_minutes} minutes before their start`,
+    );
+  }
+}
+
+export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, reason: unknown): Promise<BookingRow> {
+  const why = validateReason(reason);
+  return changeBooking(deps, caller, id, 'cancel', async (tx, locked, now) => {
+    checkCancellationPolicy(locked, now);
+    const row = await bookings.applyStatus(tx, locked.id, { status: 'CANCELLED', cancellationReason: why, cancelledAt: now });
+    const touched = await holds.release(tx, row.id);
+    await emit(tx, row, 'BOOKING_CANCELLED', now);
+    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled' });
+    return { booking: row, touched };
+  });
+}
+
+export { emit };

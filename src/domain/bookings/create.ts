@@ -1,0 +1,116 @@
+import type { Pool } from '../../db/pool.ts';
+import { transaction } from '../../db/pool.ts';
+import type { BookingRow } from '../../db/queries/bookings.ts';
+import * as bookings from '../../db/queries/bookings.ts';
+import * as eventTypes from '../../db/queries/event-types.ts';
+import { addJob } from '../../jobs/queue.ts';
+import type { AuthContext } from '../auth/keys.ts';
+import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
+import { Conflict, ValidationError } from '../errors.ts';
+import { recordEvent } from '../events/record.ts';
+import { holdAll, holdFirstFree } from './hold.ts';
+import { newBookingId } from './ids.ts';
+import { isUniqueViolation, withRetry } from './pg-errors.ts';
+import { bookingJson } from './present.ts';
+import { candidateOrder, inHostOrder } from './routing.ts';
+import { hostSlot } from './slots.ts';
+import type { AttendeeInput } from './validate.ts';
+import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
+
+export interface BookingDeps {
+  db: Pool;
+  now: () => Date;
+  freebusyCache: FreeBusyCache;
+}
+
+export type Caller = Pick<AuthContext, 'organizationId' | 'mode'>;
+
+export interface CreateInput {
+  event_type_id: string;
+  requested_time: string;
+  attendee: AttendeeInput;
+  custom_fields?: Record<string, unknown>;
+  metadata?: unknown;
+  assign_to?: string;
+  external_id?: string;
+}
+
+export const ROUTE_JOB = 'route-booking';
+
+/**
+ * POST /bookings. Capacity is decided here (decisions.md §4): inside the transaction the
+ * booking takes its member(s) as active booking_members rows, so the exclusion constraint
+ * lets exactly as many concurrent creates win as there are free hosts. The 'route-booking'
+ * job enqueued in the same transaction later turns those holds into the assignment.
+ */
+export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
+  const now = deps.now();
+  const type = await eventTypes.findVisible(deps.db, caller.organizationId, input.event_type_id);
+  if (!type) {
+    throw new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
+  }
+  const attendee = validateAttendee(input.attendee);
+  const customFields = validateCustomFields(await eventTypes.customFields(deps.db, type.id), input.custom_fields);
+  const metadata = validateMetadata(input.metadata);
+  const start = new Date(input.requested_time);
+  requireFuture(start, now, 'requested_time');
+
+  const slot = await hostSlot(deps.db, caller, type, start, now, { assignedToId: input.assign_to });
+  if (input.assign_to !== undefined && !slot.hosts.some((h) => h.id === input.assign_to)) {
+    throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
+  }
+  if (!slot.listed || slot.memberIds.length === 0) {
+    throw new Conflict(
+      input.assign_to !== undefined
+        ? `field "assign_to": the member is not free at ${start.toISOString()}`
+        : `field "requested_time": ${start.toISOString()} is not an available slot of this event type`,
+    );
+  }
+  const free = inHostOrder(slot.memberIds, slot.hosts);
+  const collective = type.scheduling_type === 'COLLECTIVE';
+  const candidates = collective ? free : await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free);
+  const end = new Date(start.getTime() + type.duration * 60_000);
+  const id = newBookingId();
+
+  const { booking, held } = await withRetry(() =>
+    transaction(deps.db, async (tx) => {
+      let row: BookingRow;
+      try {
+        row = await bookings.insertBooking(tx, {
+          id,
+          organization_id: caller.organizationId,
+          mode: caller.mode,
+          event_type_id: type.id,
+          status: 'DRAFT',
+          start_time: start,
+          end_time: end,
+          attendee,
+          custom_fields: customFields,
+          metadata,
+          external_id: input.external_id ?? null,
+          assigned_to_id: null,
+          host_ids: [],
+          rescheduled_from: null,
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
+        throw err;
+      }
+      const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
+      let taken: string[];
+      if (collective) {
+        if (!(await holdAll(tx, candidates, request))) throw new Conflict('the slot is no longer available: a host was just booked');
+        taken = candidates;
+      } else {
+        const member = await holdFirstFree(tx, candidates, request);
+        if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
+        taken = [member];
+      }
+      await recordEvent(tx, { organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(row), at: now });
+      await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25 });
+      return { booking: row, held: taken };
+    }),
+  );
+  await deps.freebusyCache.invalidate(held);
+  return booking;
+}

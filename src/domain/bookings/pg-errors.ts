@@ -1,0 +1,32 @@
+import { Conflict } from '../errors.ts';
+
+function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The booking_members exclusion constraint refused a hold: the member is taken then. */
+export const isOverlap = (err: unknown) => sqlState(err) === '23P01';
+export const isUniqueViolation = (err: unknown) => sqlState(err) === '23505';
+/** Deadlock or serialization failure: nothing was written, the whole transaction may be retried. */
+const isRetryable = (err: unknown) => sqlState(err) === '40P01' || sqlState(err) === '40001';
+/** Another change held the booking's lock past lock_timeout. */
+const isLockTimeout = (err: unknown) => sqlState(err) === '55P03';
+
+/**
+ * Runs a transaction, retrying it on deadlock; a lock wait that timed out is the spec's
+ * "concurrent modification" (409).
+ */
+export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isRetryable(err) && i < attempts) continue;
+      if (isRetryable(err) || isLockTimeout(err)) {
+        throw new Conflict('the booking is being changed by another request; retry');
+      }
+      throw err;
+    }
+  }
+}

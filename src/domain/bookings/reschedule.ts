@@ -1,0 +1,97 @@
+import { transaction } from '../../db/pool.ts';
+import * as holds from '../../db/queries/booking-members.ts';
+import type { BookingRow } from '../../db/queries/bookings.ts';
+import * as bookings from '../../db/queries/bookings.ts';
+import { enqueueBookingEmail } from '../email/enqueue.ts';
+import { Conflict, NotFound } from '../errors.ts';
+import { emit } from './change.ts';
+import type { BookingDeps, Caller } from './create.ts';
+import { holdAll, holdFirstFree } from './hold.ts';
+import { newBookingId } from './ids.ts';
+import { withRetry } from './pg-errors.ts';
+import { candidateOrder, inHostOrder } from './routing.ts';
+import { hostSlot } from './slots.ts';
+import { requireTransition } from './transitions.ts';
+import { requireFuture, validateReason } from './validate.ts';
+
+export interface RescheduleInput {
+  start_time: string;
+  reason?: string;
+}
+
+const sameMembers = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id) => b.includes(id));
+
+/**
+ * Moves a booking to another listed slot (decisions.md §4): in one transaction the old booking
+ * is CANCELLED with rescheduled_to and frees its members, and a new booking in RESCHEDULED
+ * (rescheduled_from = old) takes them again at the new time when they are free, otherwise the
+ * next free host by the routing rule. The old booking's own interval never blocks the move.
+ */
+export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: string, input: RescheduleInput): Promise<BookingRow> {
+  const now = deps.now();
+  const reason = validateReason(input.reason);
+  const start = new Date(input.start_time);
+  requireFuture(start, now, 'start_time');
+  const current = await bookings.findById(deps.db, caller.organizationId, caller.mode, id);
+  if (!current) throw new NotFound(`booking "${id}" not found`);
+  requireTransition('reschedule', current.status);
+  const type = await bookings.eventTypeOf(deps.db, current);
+  if (!type || !type.is_active || type.deleted_at) throw new Conflict('the booking\'s event type is no longer bookable');
+
+  const slot = await hostSlot(deps.db, caller, type, start, now, { excludeBookingId: id });
+  if (!slot.listed || slot.memberIds.length === 0) {
+    throw new Conflict(`field "start_time": ${start.toISOString()} is not an available slot of this event type`);
+  }
+  const free = inHostOrder(slot.memberIds, slot.hosts);
+  const collective = type.scheduling_type === 'COLLECTIVE';
+  const before = await holds.activeMembersOf(deps.db, id);
+  const kept = free.filter((m) => before.includes(m));
+  const others = await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free.filter((m) => !kept.includes(m)));
+  const end = new Date(start.getTime() + type.duration * 60_000);
+  const newId = newBookingId();
+
+  const result = await withRetry(() =>
+    transaction(deps.db, async (tx) => {
+      const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
+      if (!locked) throw new NotFound(`booking "${id}" not found`);
+      requireTransition('reschedule', locked.status);
+      const released = await holds.release(tx, id);
+      await bookings.applyStatus(tx, id, { status: 'CANCELLED', cancellationReason: reason, cancelledAt: now, clearExternalId: true });
+      await bookings.insertBooking(tx, {
+        id: newId,
+        organization_id: locked.organization_id,
+        mode: locked.mode,
+        event_type_id: locked.event_type_id,
+        status: 'RESCHEDULED',
+        start_time: start,
+        end_time: end,
+        attendee: locked.attendee,
+        custom_fields: locked.custom_fields,
+        metadata: locked.metadata,
+        external_id: locked.external_id,
+        assigned_to_id: null,
+        host_ids: [],
+        rescheduled_from: id,
+      });
+      const request = { bookingId: newId, mode: locked.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
+      let taken: string[];
+      if (collective) {
+        if (!(await holdAll(tx, free, request))) throw new Conflict('the slot is no longer available: a host was just booked');
+        taken = free;
+      } else {
+        const member = await holdFirstFree(tx, [...kept, ...others], request);
+        if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
+        taken = [member];
+      }
+      const ordered = inHostOrder(taken, slot.hosts);
+      const fresh = await bookings.applyStatus(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
+      await bookings.linkRescheduled(tx, id, newId);
+      await emit(tx, fresh, 'BOOKING_RESCHEDULED', now);
+      if (!sameMembers(ordered, released)) await emit(tx, fresh, 'ASSIGNMENT_CHANGED', now);
+      await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled' });
+      return { booking: fresh, touched: [...new Set([...released, ...taken])] };
+    }),
+  );
+  await deps.freebusyCache.invalidate(result.touched);
+  return result.booking;
+}

@@ -1,0 +1,138 @@
+import { IANAZone } from 'luxon';
+import type { Attendee } from '../../db/queries/bookings.ts';
+import type { FieldDefinition } from '../event-types/custom-field-types.ts';
+import { customFieldProblem, isBlank } from '../event-types/custom-field-types.ts';
+import { ValidationError } from '../errors.ts';
+
+/** Documented in docs/bookings.md. */
+export const LIMITS = {
+  nameLength: 200,
+  emailLength: 254,
+  metadataKeys: 50,
+  metadataKeyLength: 40,
+  metadataStringLength: 500,
+  reasonLength: 500,
+} as const;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9][0-9 ().-]{5,19}$/;
+
+export interface AttendeeInput {
+  name?: unknown;
+  email?: unknown;
+  phone?: unknown;
+  timezone?: unknown;
+}
+
+function checkName(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(`field "${field}" is required`, field);
+  if (value.length > LIMITS.nameLength) throw new ValidationError(`field "${field}" must be at most ${LIMITS.nameLength} characters`, field);
+  return value.trim();
+}
+
+function checkEmail(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(`field "${field}" is required`, field);
+  const email = value.trim();
+  if (email.length > LIMITS.emailLength || !EMAIL.test(email)) {
+    throw new ValidationError(`field "${field}" must be an email address`, field);
+  }
+  return email;
+}
+
+function checkPhone(value: unknown, field: string): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !PHONE.test(value.trim())) {
+    throw new ValidationError(`field "${field}" must be a phone number: optional +, then 6 to 20 digits, spaces, dashes, dots or parentheses`, field);
+  }
+  return value.trim();
+}
+
+function checkTimezone(value: unknown, field: string): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !IANAZone.isValidZone(value)) {
+    throw new ValidationError(`field "${field}" must be an IANA time zone such as "Europe/Berlin"`, field);
+  }
+  return value;
+}
+
+/** The attendee of a new booking: name and email required. */
+export function validateAttendee(input: AttendeeInput): Attendee {
+  return {
+    name: checkName(input.name, 'attendee.name'),
+    email: checkEmail(input.email, 'attendee.email'),
+    phone: checkPhone(input.phone, 'attendee.phone'),
+    timezone: checkTimezone(input.timezone, 'attendee.timezone'),
+  };
+}
+
+/** A PATCH: only the fields sent change; name and email may not be cleared. */
+export function mergeAttendee(current: Attendee, patch: AttendeeInput): Attendee {
+  const next: Attendee = { ...current };
+  if ('name' in patch) next.name = checkName(patch.name, 'attendee.name');
+  if ('email' in patch) next.email = checkEmail(patch.email, 'attendee.email');
+  if ('phone' in patch) next.phone = checkPhone(patch.phone, 'attendee.phone');
+  if ('timezone' in patch) next.timezone = checkTimezone(patch.timezone, 'attendee.timezone');
+  return next;
+}
+
+/**
+ * Custom fields against the event type's definitions: unknown keys are dropped (api-spec),
+ * required ones must be present and not blank, every value sent must fit its type.
+ */
+export function validateCustomFields(defs: readonly FieldDefinition[], input: Record<string, unknown> | undefined): Record<string, unknown> {
+  const values = input ?? {};
+  const out: Record<string, unknown> = {};
+  for (const def of defs) {
+    const field = `custom_fields.${def.key}`;
+    const value = Object.hasOwn(values, def.key) ? values[def.key] : undefined;
+    if (isBlank(value)) {
+      if (def.required) throw new ValidationError(`field "${field}" is required`, field);
+      continue;
+    }
+    const problem = customFieldProblem(def, value);
+    if (problem) throw new ValidationError(`field "${field}" ${problem}`, field);
+    out[def.key] = value;
+  }
+  return out;
+}
+
+/**
+ * Metadata is the client's own flat key-value store: at most 50 keys of at most 40 characters,
+ * values strings (at most 500 characters), numbers, booleans or null; no nesting.
+ */
+export function validateMetadata(input: unknown): Record<string, unknown> {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('field "metadata" must be an object', 'metadata');
+  const entries = Object.entries(input as Record<string, unknown>);
+  if (entries.length > LIMITS.metadataKeys) {
+    throw new ValidationError(`field "metadata" may hold at most ${LIMITS.metadataKeys} keys`, 'metadata');
+  }
+  for (const [key, value] of entries) {
+    const field = `metadata.${key}`;
+    if (key.length === 0 || key.length > LIMITS.metadataKeyLength) {
+      throw new ValidationError(`field "${field}": keys must be 1 to ${LIMITS.metadataKeyLength} characters`, field);
+    }
+    if (typeof value === 'string') {
+      if (value.length > LIMITS.metadataStringLength) {
+        throw new ValidationError(`field "${field}" must be at most ${LIMITS.metadataStringLength} characters`, field);
+      }
+    } else if (!(value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+      throw new ValidationError(`field "${field}" must be a string, number, boolean or null (metadata is flat)`, field);
+    }
+  }
+  return input as Record<string, unknown>;
+}
+
+/** A booking start must lie ahead of now; "in the past" is 400 (decisions.md §4 allows 400 or 409). */
+export function requireFuture(start: Date, now: Date, field: string): void {
+  if (start.getTime() <= now.getTime()) throw new ValidationError(`field "${field}" must be in the future`, field);
+}
+
+export function validateReason(reason: unknown): string | null {
+  if (reason === undefined || reason === null) return null;
+  if (typeof reason !== 'string') throw new ValidationError('field "reason" must be a string', 'reason');
+  if (reason.length > LIMITS.reasonLength) {
+    throw new ValidationError(`field "reason" must be at most ${LIMITS.reasonLength} characters`, 'reason');
+  }
+  return reason;
+}

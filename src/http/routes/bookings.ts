@@ -1,0 +1,132 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { cancelBooking, completeBooking, confirmBooking, markNoShow } from '../../domain/bookings/change.ts';
+import type { Caller } from '../../domain/bookings/create.ts';
+import { createBooking } from '../../domain/bookings/create.ts';
+import { bookingJson } from '../../domain/bookings/present.ts';
+import { getBooking, getBookingByExternalId, listBookings } from '../../domain/bookings/read.ts';
+import { rescheduleBooking } from '../../domain/bookings/reschedule.ts';
+import { updateBookingAttendee } from '../../domain/bookings/update-attendee.ts';
+import type { AppDeps } from '../deps.ts';
+import { BookingEnvelope, BookingList, BookingStatus } from '../schemas/booking.ts';
+import { DateTime, IdParam, Nullable, errors } from '../schemas/common.ts';
+
+const AttendeeIn = Type.Object({
+  name: Type.String({ maxLength: 200 }),
+  email: Type.String({ maxLength: 254 }),
+  phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
+  timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+});
+
+const CreateBody = Type.Object({
+  event_type_id: Type.String({ minLength: 1, maxLength: 255 }),
+  requested_time: DateTime,
+  attendee: AttendeeIn,
+  custom_fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'flat: at most 50 keys of 1..40 characters; values string (≤ 500), number, boolean or null' })),
+  assign_to: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});
+
+const ListQuery = Type.Object({
+  status: Type.Optional(BookingStatus),
+  event_type_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  assigned_to_id: Type.Optional(Type.String({ format: 'uuid' })),
+  attendee_email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  start_date: Type.Optional(Type.String({ description: 'bookings starting at or after this instant (date-time, or a date = its midnight UTC)' })),
+  end_date: Type.Optional(Type.String({ description: 'bookings starting before this instant' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+});
+
+// PATCH checks its own body (disallowed and unknown fields are 400, not ignored).
+const PatchBody = Type.Object({ attendee: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
+const Reason = Type.Optional(Nullable(Type.String({ maxLength: 500 })));
+const CancelBody = Type.Union([Type.Object({ reason: Reason }), Type.Null()]);
+const RescheduleBody = Type.Object({ start_time: DateTime, reason: Reason });
+const ExternalParam = Type.Object({ externalId: Type.String({ minLength: 1, maxLength: 255 }) });
+
+const one = (description: string, ...statuses: number[]) => ({ 200: { ...BookingEnvelope, description }, ...errors(...statuses) });
+
+export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const caller = (auth: Caller | null): Caller => ({ organizationId: auth!.organizationId, mode: auth!.mode });
+  const envelope = (row: Parameters<typeof bookingJson>[0]) => ({ success: true as const, booking: bookingJson(row) });
+  const tags = ['bookings'];
+
+  app.post(
+    '/bookings',
+    {
+      schema: {
+        tags,
+        summary: 'Create a booking (DRAFT; routing runs asynchronously)',
+        body: CreateBody,
+        response: { 201: BookingEnvelope, 200: { ...BookingEnvelope, description: 'idempotent replay' }, ...errors(400, 409, 413, 422) },
+      },
+    },
+    async (req, reply) => reply.code(201).send(envelope(await createBooking(deps, caller(req.auth), req.body))),
+  );
+
+  app.get(
+    '/bookings',
+    { schema: { tags, summary: 'List bookings, newest first', querystring: ListQuery, response: { 200: BookingList, ...errors(400) } } },
+    async (req) => ({ success: true as const, ...(await listBookings(deps.db, caller(req.auth), req.query)) }),
+  );
+
+  app.get(
+    '/bookings/:id',
+    { schema: { tags, summary: 'Read a booking', params: IdParam, response: one('the booking', 404) } },
+    async (req) => envelope(await getBooking(deps.db, caller(req.auth), req.params.id)),
+  );
+
+  app.get(
+    '/bookings/external/:externalId',
+    { schema: { tags, summary: 'Read a booking by its external_id', params: ExternalParam, response: one('the booking', 404) } },
+    async (req) => envelope(await getBookingByExternalId(deps.db, caller(req.auth), req.params.externalId)),
+  );
+
+  app.patch(
+    '/bookings/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update attendee details',
+        params: IdParam,
+        body: PatchBody,
+        response: one('the updated booking', 400, 404, 409, 413, 422),
+      },
+    },
+    async (req) => envelope(await updateBookingAttendee(deps, caller(req.auth), req.params.id, req.body)),
+  );
+
+  app.delete(
+    '/bookings/:id',
+    {
+      schema: { tags, summary: 'Cancel a booking', params: IdParam, body: CancelBody, response: one('the cancelled booking', 400, 404, 409, 422) },
+    },
+    async (req) => envelope(await cancelBooking(deps, caller(req.auth), req.params.id, req.body?.reason)),
+  );
+
+  app.post(
+    '/bookings/:id/reschedule',
+    {
+      schema: {
+        tags,
+        summary: 'Move a booking to another slot (a new booking in RESCHEDULED; this one is CANCELLED)',
+        params: IdParam,
+        body: RescheduleBody,
+        response: one('the new booking', 400, 404, 409, 422),
+      },
+    },
+    async (req) => envelope(await rescheduleBooking(deps, caller(req.auth), req.params.id, { start_time: req.body.start_time, reason: req.body.reason ?? undefined })),
+  );
+
+  const statusRoute = (path: string, summary: string, run: typeof confirmBooking) =>
+    app.post(
+      `/bookings/:id/${path}`,
+      { schema: { tags, summary, params: IdParam, response: one('the booking', 404, 409, 422) } },
+      async (req) => envelope(await run(deps, caller(req.auth), req.params.id)),
+    );
+  statusRoute('confirm', 'Confirm a booking awaiting the host (also RESCHEDULED → SCHEDULED)', confirmBooking);
+  statusRoute('complete', 'Mark a booking completed', completeBooking);
+  statusRoute('no-show', 'Mark the attendee as not shown', markNoShow);
+};

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ValidationError } from '../../../src/domain/errors.ts';
+import { decodeCursor, encodeCursor } from '../../../src/domain/bookings/cursor.ts';
+import { inHostOrder, roundRobinOrder, routingPeriod } from '../../../src/domain/bookings/routing.ts';
+import { mergeAttendee, validateAttendee, validateCustomFields, validateMetadata, validateReason } from '../../../src/domain/bookings/validate.ts';
+
+const fieldOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ValidationError, String(e));
+    return e.field;
+  }
+  assert.fail('expected a ValidationError');
+};
+
+describe('attendee validation', () => {
+  it('accepts a full attendee and trims', () => {
+    assert.deepEqual(validateAttendee({ name: ' Ada ', email: 'ada@example.com', phone: '+44 20 7946 0958', timezone: 'Europe/London' }), {
+      name: 'Ada', email: 'ada@example.com', phone: '+44 20 7946 0958', timezone: 'Europe/London',
+    });
+  });
+  it('names the bad field', () => {
+    assert.equal(fieldOf(() => validateAttendee({ email: 'a@b.co' })), 'attendee.name');
+    assert.equal(fieldOf(() => validateAttendee({ name: 'A', email: 'nope' })), 'attendee.email');
+    assert.equal(fieldOf(() => validateAttendee({ name: 'A', email: 'a@b.co', phone: 'call me' })), 'attendee.phone');
+    assert.equal(fieldOf(() => validateAttendee({ name: 'A', email: 'a@b.co', timezone: 'Mars/Base' })), 'attendee.timezone');
+  });
+  it('merge changes only the fields sent and refuses clearing the email', () => {
+    const cur = { name: 'A', email: 'a@b.co', phone: null, timezone: null };
+    assert.deepEqual(mergeAttendee(cur, { name: 'B' }), { ...cur, name: 'B' });
+    assert.equal(fieldOf(() => mergeAttendee(cur, { email: '' })), 'attendee.email');
+  });
+});
+
+describe('custom fields', () => {
+  const defs = [
+    { key: 'company', type: 'TEXT', required: true, options: null },
+    { key: 'topic', type: 'SELECT', required: false, options: ['a', 'b'] },
+    { key: 'seats', type: 'NUMBER', required: false, options: null },
+  ];
+  it('drops unknown keys and keeps valid values', () => {
+    assert.deepEqual(validateCustomFields(defs, { company: 'X', topic: 'a', zzz: 1 }), { company: 'X', topic: 'a' });
+  });
+  it('required missing or blank → 400 naming it; bad values → 400 naming it', () => {
+    assert.equal(fieldOf(() => validateCustomFields(defs, {})), 'custom_fields.company');
+    assert.equal(fieldOf(() => validateCustomFields(defs, { company: '  ' })), 'custom_fields.company');
+    assert.equal(fieldOf(() => validateCustomFields(defs, { company: 'X', topic: 'c' })), 'custom_fields.topic');
+    assert.equal(fieldOf(() => validateCustomFields(defs, { company: 'X', seats: 'many' })), 'custom_fields.seats');
+  });
+});
+
+describe('metadata and reason', () => {
+  it('accepts a flat object within the limits', () => {
+    assert.deepEqual(validateMetadata({ a: 'x', b: 1, c: true, d: null }), { a: 'x', b: 1, c: true, d: null });
+    assert.deepEqual(validateMetadata(undefined), {});
+  });
+  it('refuses nesting, too many keys, long keys and long values', () => {
+    assert.equal(fieldOf(() => validateMetadata({ a: { b: 1 } })), 'metadata.a');
+    assert.equal(fieldOf(() => validateMetadata(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])))), 'metadata');
+    assert.equal(fieldOf(() => validateMetadata({ ['k'.repeat(41)]: 1 })), `metadata.${'k'.repeat(41)}`);
+    assert.equal(fieldOf(() => validateMetadata({ a: 'x'.repeat(501) })), 'metadata.a');
+    assert.equal(fieldOf(() => validateMetadata([1])), 'metadata');
+  });
+  it('reason at most 500 characters', () => {
+    assert.equal(validateReason('x'.repeat(500)), 'x'.repeat(500));
+    assert.equal(fieldOf(() => validateReason('x'.repeat(501))), 'reason');
+  });
+});
+
+describe('list cursor', () => {
+  it('round-trips any position', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), fc.string(), fc.integer({ min: 0, max: 999 }), (d, id, us) => {
+        const at = d.toISOString().replace('Z', `${String(us).padStart(3, '0')}Z`);
+        assert.deepEqual(decodeCursor(encodeCursor({ createdAt: at, id })), { createdAt: at, id });
+      }),
+    );
+  });
+  it('refuses forged, truncated and edited cursors', () => {
+    const good = encodeCursor({ createdAt: '2026-11-23T09:00:00.123456Z', id: 'bkg_1' });
+    const [payload, sig] = good.split('.');
+    const forged = Buffer.from(JSON.stringify(['2026-11-23T09:00:00.123456Z', 'bkg_2'])).toString('base64url');
+    for (const bad of ['x', good.slice(0, -2), `${forged}.${sig}`, `${payload}.${sig}.x`, `${payload}`, 'Zm9v.YmFy']) {
+      assert.equal(fieldOf(() => decodeCursor(bad)), 'cursor', bad);
+    }
+  });
+});
+
+describe('routing order', () => {
+  const ids = ['m1', 'm2', 'm3'];
+  it('fewest bookings first, ties to the least recently booked, then host order', () => {
+    const t = (s: string) => new Date(s);
+    assert.deepEqual(
+      roundRobinOrder(ids, [
+        { member_id: 'm1', booked: 2, last_booked_at: t('2026-01-01') },
+        { member_id: 'm2', booked: 1, last_booked_at: t('2026-01-03') },
+        { member_id: 'm3', booked: 1, last_booked_at: t('2026-01-02') },
+      ]),
+      ['m3', 'm2', 'm1'],
+    );
+    assert.deepEqual(roundRobinOrder(ids, []), ids);
+    assert.deepEqual(roundRobinOrder(ids, [{ member_id: 'm1', booked: 0, last_booked_at: t('2026-01-01') }]), ['m2', 'm3', 'm1']);
+  });
+  it('is a permutation whose head has the minimum count (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ booked: fc.nat(5), last: fc.option(fc.nat(1000)) }), { minLength: 1, maxLength: 6 }), (rows) => {
+        const members = rows.map((_, i) => `m${i}`);
+        const stats = rows.map((r, i) => ({ member_id: `m${i}`, booked: r.booked, last_booked_at: r.last === null ? null : new Date(r.last) }));
+        const order = roundRobinOrder(members, stats);
+        assert.deepEqual([...order].sort(), [...members].sort());
+        const min = Math.min(...rows.map((r) => r.booked));
+        assert.equal(stats.find((s) => s.member_id === order[0])!.booked, min);
+      }),
+    );
+  });
+  it('period is the UTC calendar month', () => {
+    assert.deepEqual(routingPeriod(new Date('2026-12-15T10:00:00Z')), { from: new Date('2026-12-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z') });
+  });
+  it('inHostOrder sorts by the hosts list', () => {
+    assert.deepEqual(inHostOrder(['b', 'x', 'a'], [{ id: 'a' }, { id: 'b' }]), ['a', 'b', 'x']);
+  });
+});

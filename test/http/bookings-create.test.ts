@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { NOW, activeHolds, create, created, introBody } from './bookings-helpers.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp({ now: NOW });
+});
+after(async () => {
+  await t.close();
+});
+
+const ADVISORS: string[] = [MEMBERS.amara, MEMBERS.jonas].sort();
+
+async function expectError(res: { status: number; body: { error: { code: string; field?: string; message: string } } }, status: number, code: string, field?: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.equal(res.body.error.code, code);
+  if (field) {
+    assert.equal(res.body.error.field, field);
+    assert.match(res.body.error.message, new RegExp(field.replace('.', '\\.')));
+  }
+}
+
+describe('POST /bookings: happy path', () => {
+  it('201 with the booking in DRAFT, a hold, BOOKING_CREATED and a routing job in the same commit', async () => {
+    const res = await create(t, introBody('2026-12-02T10:00:00Z', { metadata: { crm: 'A-1', score: 3 }, external_id: 'ext-1' }));
+    assert.equal(res.status, 201, res.text);
+    const b = res.body.booking;
+    assert.equal(res.body.success, true);
+    assert.equal(b.status, 'DRAFT');
+    assert.match(b.id, /^bkg_[0-9a-f]{24}$/);
+    assert.equal(b.event_type_id, 'et_intro_call');
+    assert.equal(b.start_time, '2026-12-02T10:00:00.000Z');
+    assert.equal(b.end_time, '2026-12-02T10:30:00.000Z');
+    assert.deepEqual(b.attendee, { name: 'Ada Lovelace', email: 'ada@example.com', phone: null, timezone: 'Europe/London' });
+    assert.deepEqual(b.custom_fields, { company: 'Analytical Engines' });
+    assert.deepEqual(b.metadata, { crm: 'A-1', score: 3 });
+    assert.equal(b.external_id, 'ext-1');
+    assert.equal(b.assigned_to_id, null);
+    assert.equal(b.livemode, false);
+    assert.equal(res.body.idempotent_replay, undefined);
+    const holds = await activeHolds(t, b.id);
+    assert.equal(holds.length, 1);
+    assert.ok(ADVISORS.includes(holds[0]));
+    const during = await t.db.pool.query(`select lower(during) as lo, upper(during) as hi from booking_members where booking_id = $1`, [b.id]);
+    assert.equal(during.rows[0].lo.toISOString(), '2026-12-02T10:00:00.000Z');
+    assert.equal(during.rows[0].hi.toISOString(), '2026-12-02T10:40:00.000Z', 'buffer_after 10 widens the hold');
+    const events = await t.db.pool.query(`select type, payload from booking_events where booking_id = $1`, [b.id]);
+    assert.deepEqual(events.rows.map((r) => r.type), ['BOOKING_CREATED']);
+    assert.equal(events.rows[0].payload.data.id, b.id);
+    const jobs = await t.db.pool.query(`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+        where k.identifier = 'route-booking'`);
+    assert.ok(jobs.rows.some((r) => r.payload.bookingId === b.id));
+  });
+
+  it('drops unknown custom-field keys, accepts the camelCase aliases and a publishable key', async () => {
+    const res = await create(
+      t,
+      {
+        eventTypeId: 'et_intro_call',
+        requestedTime: '2026-12-02T11:00:00Z',
+        attendee: { name: 'Bo', email: 'bo@example.com', phone: '+1 (555) 010-9999' },
+        custom_fields: { company: 'X', topic: 'pensions', unknown_key: 'dropped' },
+      },
+      KEYS.publishableAnyOrigin,
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.booking.custom_fields, { company: 'X', topic: 'pensions' });
+    assert.equal(res.body.booking.attendee.phone, '+1 (555) 010-9999');
+  });
+
+  it('a publishable key from an allowed origin may create; another origin is 403', async () => {
+    const ok = await t.request('POST', '/v1/bookings', { key: KEYS.publishable, body: introBody('2026-12-02T12:00:00Z'), headers: { origin: 'http://localhost:3000' } });
+    assert.equal(ok.status, 201, ok.text);
+    const bad = await t.request('POST', '/v1/bookings', { key: KEYS.publishable, body: introBody('2026-12-02T12:00:00Z'), headers: { origin: 'https://evil.example' } });
+    await expectError(bad, 403, 'forbidden');
+  });
+
+  it('COLLECTIVE holds every host', async () => {
+    const b = await created(t, { event_type_id: 'et_planning_session', requested_time: '2026-12-03T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' } });
+    assert.deepEqual(await activeHolds(t, b.id), ADVISORS);
+  });
+
+  it('assign_to a free host holds that host', async () => {
+    const b = await created(t, introBody('2026-12-02T13:00:00Z', { assign_to: MEMBERS.amara }));
+    assert.deepEqual(await activeHolds(t, b.id), [MEMBERS.amara]);
+  });
+});
+
+describe('POST /bookings: validation names the field (400)', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['missing event_type_id', { event_type_id: undefined }, 'event_type_id'],
+    ['unknown event type', { event_type_id: 'et_nope' }, 'event_type_id'],
+    ["another organization's event type", { event_type_id: 'et_globex_demo' }, 'event_type_id'],
+    ['missing requested_time', { requested_time: undefined }, 'requested_time'],
+    ['requested_time not a date-time', { requested_time: 'tomorrow' }, 'requested_time'],
+    ['requested_time in the past', { requested_time: '2026-11-30T10:00:00Z' }, 'requested_time'],
+    ['missing attendee', { attendee: undefined }, 'attendee'],
+    ['missing attendee name', { attendee: { email: 'a@example.com' } }, 'attendee.name'],
+    ['blank attendee name', { attendee: { name: '  ', email: 'a@example.com' } }, 'attendee.name'],
+    ['missing attendee email', { attendee: { name: 'A' } }, 'attendee.email'],
+    ['bad email', { attendee: { name: 'A', email: 'not-an-email' } }, 'attendee.email'],
+    ['bad phone', { attendee: { name: 'A', email: 'a@example.com', phone: 'abc' } }, 'attendee.phone'],
+    ['bad timezone', { attendee: { name: 'A', email: 'a@example.com', timezone: 'Mars/Olympus' } }, 'attendee.timezone'],
+    ['required custom field missing', { custom_fields: {} }, 'custom_fields.company'],
+    ['SELECT value not an option', { custom_fields: { company: 'X', topic: 'crypto' } }, 'custom_fields.topic'],
+    ['TEXT value not a string', { custom_fields: { company: { a: 1 } } }, 'custom_fields.company'],
+    ['nested metadata', { metadata: { a: { b: 1 } } }, 'metadata.a'],
+    ['metadata not an object', { metadata: 'x' }, 'metadata'],
+    ['metadata with 51 keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'metadata'],
+    ['external_id over 255', { external_id: 'x'.repeat(256) }, 'external_id'],
+    ['assign_to not a host of the type', { assign_to: MEMBERS.priya }, 'assign_to'],
+    ["assign_to another organization's member", { assign_to: MEMBERS.otherOrg }, 'assign_to'],
+    ['assign_to not an id', { assign_to: 'someone' }, 'assign_to'],
+  ];
+  for (const [name, patch, field] of cases) {
+    it(name, async () => {
+      const body: Record<string, unknown> = { ...introBody('2026-12-07T10:00:00Z'), ...patch };
+      for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+      await expectError(await create(t, body), 400, 'validation_error', field);
+    });
+  }
+
+  it('malformed JSON is 400, and nothing was stored by any refused request', async () => {
+    const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: '{"event_type_id":' });
+    await expectError(res, 400, 'validation_error');
+    const n = await t.db.pool.query(`select count(*)::int as n from bookings where start_time = '2026-12-07T10:00:00Z'`);
+    assert.equal(n.rows[0].n, 0);
+  });
+});
+
+describe('POST /bookings: slot conflicts (409)', () => {
+  const conflict = async (body: unknown) => expectError(await create(t, body), 409, 'conflict');
+
+  it('off the slot grid, outside working hours, inside the minimum notice', async () => {
+    await conflict(introBody('2026-12-08T10:05:00Z'));
+    await conflict(introBody('2026-12-08T03:00:00Z'));
+    await conflict(introBody('2026-12-05T10:00:00Z')); // Saturday
+    await conflict(introBody('2026-12-01T07:00:00Z')); // 1 h ahead, notice is 2 h
+  });
+
+  it('a slot whose hosts are all taken: exactly two advisors, the third create is 409', async () => {
+    const a = await created(t, introBody('2026-12-08T10:00:00Z'));
+    const b = await created(t, introBody('2026-12-08T10:00:00Z'));
+    const held = [...(await activeHolds(t, a.id)), ...(await activeHolds(t, b.id))].sort();
+    assert.deepEqual(held, ADVISORS);
+    await conflict(introBody('2026-12-08T10:00:00Z'));
+    // the buffered interval also blocks an overlapping start (10:30 is inside 10:00–10:40)
+    await conflict(introBody('2026-12-08T10:30:00Z'));
+  });
+
+  it('assign_to a host who is not free then is 409', async () => {
+    await created(t, introBody('2026-12-08T12:00:00Z', { assign_to: MEMBERS.jonas }));
+    await conflict(introBody('2026-12-08T12:00:00Z', { assign_to: MEMBERS.jonas }));
+    const other = await created(t, introBody('2026-12-08T12:00:00Z', { assign_to: MEMBERS.amara }));
+    assert.deepEqual(await activeHolds(t, other.id), [MEMBERS.amara]);
+  });
+
+  it('the per-day cap of a member (Jonas: 4) makes the fifth booking that day 409', async () => {
+    for (const h of ['07', '08', '09', '10']) await created(t, introBody(`2026-12-09T${h}:00:00Z`, { assign_to: MEMBERS.jonas }));
+    await conflict(introBody('2026-12-09T12:00:00Z', { assign_to: MEMBERS.jonas }));
+  });
+
+  it('duplicate external_id in the organization and mode is 409; live mode and another organization may reuse it', async () => {
+    await created(t, introBody('2026-12-10T09:00:00Z', { external_id: 'dup-1' }));
+    await conflict(introBody('2026-12-10T11:00:00Z', { external_id: 'dup-1' }));
+    await created(t, introBody('2026-12-10T11:00:00Z', { external_id: 'dup-1' }), KEYS.live);
+    const globex = await create(t, { event_type_id: 'et_globex_demo', requested_time: '2026-12-10T16:00:00Z', attendee: { name: 'H', email: 'h@example.com' }, external_id: 'dup-1' }, KEYS.other);
+    assert.equal(globex.status, 201, globex.text);
+  });
+});
+
+describe('POST /bookings: security and modes', () => {
+  it('no key 401, invalid key 401, a key without bookings:create 403', async () => {
+    await expectError(await create(t, introBody('2026-12-14T10:00:00Z'), ''), 401, 'unauthorized');
+    await expectError(await create(t, introBody('2026-12-14T10:00:00Z'), 'sk_test_not_a_real_key_000000000000'), 401, 'unauthorized');
+    await expectError(await create(t, introBody('2026-12-14T10:00:00Z'), KEYS.readOnly), 403, 'forbidden');
+  });
+
+  it('test bookings never block live availability, nor the reverse', async () => {
+    await created(t, introBody('2026-12-14T10:00:00Z'));
+    await created(t, introBody('2026-12-14T10:00:00Z'));
+    await conflict409(introBody('2026-12-14T10:00:00Z'));
+    const live = await created(t, introBody('2026-12-14T10:00:00Z'), KEYS.live);
+    assert.equal(live.livemode, true);
+    const r = await t.request('GET', `/v1/bookings/${live.id}`, { key: KEYS.secret });
+    assert.equal(r.status, 404, 'a live booking is invisible to a test key');
+  });
+});
+
+async function conflict409(body: unknown) {
+  const res = await create(t, body);
+  assert.equal(res.status, 409, res.text);
+}

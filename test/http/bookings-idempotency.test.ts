@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { KEYS } from '../helpers/fixtures.ts';
+import { NOW, create, introBody, seedBooking } from './bookings-helpers.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp({ now: NOW });
+});
+after(async () => {
+  await t.close();
+});
+
+const keyed = (key: string, body: unknown, apiKey: string = KEYS.secret) => create(t, body, apiKey, { 'idempotency-key': key });
+const countAt = async (start: string) =>
+  (await t.db.pool.query(`select count(*)::int as n from bookings where start_time = $1`, [start])).rows[0].n as number;
+
+describe('Idempotency-Key on POST /bookings', () => {
+  it('a replay with the same body is 200 with the stored body and idempotent_replay: true; one booking exists', async () => {
+    const body = introBody('2026-12-02T10:00:00Z');
+    const first = await keyed('replay-1', body);
+    assert.equal(first.status, 201, first.text);
+    const again = await keyed('replay-1', body);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.idempotent_replay, true);
+    assert.equal(again.body.booking.idempotent_replay, true);
+    const { idempotent_replay: _a, ...top } = again.body;
+    const { idempotent_replay: _b, ...booking } = again.body.booking;
+    assert.deepEqual({ ...top, booking }, first.body, 'identical body apart from the replay flag');
+    assert.equal(await countAt('2026-12-02T10:00:00Z'), 1);
+    // the same body with keys in another order is the same request
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    assert.equal((await keyed('replay-1', reordered)).status, 200);
+  });
+
+  it('the same key with another body is 422 idempotency_key_reused', async () => {
+    assert.equal((await keyed('reuse-1', introBody('2026-12-02T11:00:00Z'))).status, 201);
+    const res = await keyed('reuse-1', introBody('2026-12-02T11:15:00Z'));
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.error.code, 'idempotency_key_reused');
+    assert.equal(await countAt('2026-12-02T11:15:00Z'), 0);
+  });
+
+  it('a replay while the first request is still running is 409', async () => {
+    const blocker = new pg.Client({ connectionString: t.db.url });
+    await blocker.connect();
+    await blocker.query('begin');
+    // holding the hosts' rows makes the first create wait inside its transaction
+    await blocker.query(`select 1 from members where team_id = 'team_advisors' for update`);
+    const body = introBody('2026-12-02T12:00:00Z');
+    const first = keyed('inflight-1', body);
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await keyed('inflight-1', body);
+    await blocker.query('rollback');
+    await blocker.end();
+    assert.equal(second.status, 409, second.text);
+    assert.equal(second.body.error.code, 'conflict');
+    assert.equal((await first).status, 201);
+    assert.equal((await keyed('inflight-1', body)).status, 200, 'once finished it replays');
+  });
+
+  it('a key over 255 characters is 400; 255 is fine', async () => {
+    const long = await keyed('k'.repeat(256), introBody('2026-12-02T13:00:00Z'));
+    assert.equal(long.status, 400, long.text);
+    assert.equal(long.body.error.code, 'validation_error');
+    assert.match(long.body.error.message, /Idempotency-Key/);
+    assert.equal((await keyed('k'.repeat(255), introBody('2026-12-02T13:00:00Z'))).status, 201);
+  });
+
+  it('a failed request is not stored as the key result: the key can be used again', async () => {
+    const bad = await keyed('fail-1', { ...introBody('2026-12-02T14:00:00Z'), attendee: { name: 'A', email: 'bad' } });
+    assert.equal(bad.status, 400);
+    const good = await keyed('fail-1', introBody('2026-12-02T14:00:00Z'));
+    assert.equal(good.status, 201, good.text);
+    // a 409 is not stored either
+    await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-03T09:00:00Z', member: '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01' });
+    await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-03T09:00:00Z', member: '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b02' });
+    assert.equal((await keyed('fail-2', introBody('2026-12-03T09:00:00Z'))).status, 409);
+    assert.equal((await keyed('fail-2', introBody('2026-12-03T10:00:00Z'))).status, 201);
+  });
+
+  it('keys are per organization and mode', async () => {
+    const body = introBody('2026-12-07T10:00:00Z');
+    assert.equal((await keyed('scope-1', body)).status, 201);
+    assert.equal((await keyed('scope-1', body, KEYS.live)).status, 201, 'live mode has its own keys');
+    const globex = await keyed('scope-1', { event_type_id: 'et_globex_demo', requested_time: '2026-12-07T16:00:00Z', attendee: { name: 'H', email: 'h@example.com' } }, KEYS.other);
+    assert.equal(globex.status, 201, globex.text);
+  });
+});
+
+describe('Idempotency-Key on DELETE /bookings/{id}', () => {
+  it('a retried cancellation with the same key replays its 200; without it a second cancel is 409', async () => {
+    const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-01-05T10:00:00Z' });
+    const first = await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-1' } });
+    assert.equal(first.status, 200, first.text);
+    const retry = await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-1' } });
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.body.idempotent_replay, true);
+    assert.equal(retry.body.booking.status, 'CANCELLED');
+    assert.equal((await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret })).status, 409);
+    assert.equal((await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-2' } })).status, 409);
+  });
+});

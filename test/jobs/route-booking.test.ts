@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import { routeBooking } from '../../src/domain/bookings/route.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { NOW, activeHolds, create, created, eventsOf, introBody, seedBooking, waitForStatusChange } from '../http/bookings-helpers.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp({ now: NOW, worker: true });
+});
+after(async () => {
+  await t.close();
+});
+
+const deps = () => ({ db: t.db.pool, now: () => NOW, log: pino({ level: 'silent' }), freebusyCache: new MemoryFreeBusyCache() });
+
+describe('route-booking job (worker running)', () => {
+  it('DRAFT → SCHEDULED with the held member assigned and ASSIGNMENT_CHANGED recorded', async () => {
+    const b = await created(t, introBody('2026-12-02T10:00:00Z'));
+    const held = await activeHolds(t, b.id);
+    const routed = await waitForStatusChange(t, b.id, 'DRAFT');
+    assert.equal(routed.status, 'SCHEDULED');
+    assert.equal(routed.assigned_to_id, held[0]);
+    assert.deepEqual(routed.host_ids, held);
+    const events = await eventsOf(t, b.id);
+    assert.deepEqual(events.map((e) => e.type).sort(), ['ASSIGNMENT_CHANGED', 'BOOKING_CREATED']);
+    const change = events.find((e) => e.type === 'ASSIGNMENT_CHANGED')!;
+    assert.equal(change.data.assigned_to_id, held[0]);
+    assert.equal(change.data.status, 'SCHEDULED');
+  });
+
+  it('COLLECTIVE with requires_confirmation → PENDING_CONFIRMATION, every host assigned, the first as assigned_to_id', async () => {
+    const b = await created(t, { event_type_id: 'et_planning_session', requested_time: '2026-12-03T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' } });
+    const routed = await waitForStatusChange(t, b.id, 'DRAFT');
+    assert.equal(routed.status, 'PENDING_CONFIRMATION');
+    assert.equal(routed.assigned_to_id, MEMBERS.amara);
+    assert.deepEqual(routed.host_ids, [MEMBERS.amara, MEMBERS.jonas]);
+    const list = await t.request('GET', `/v1/bookings?assigned_to_id=${MEMBERS.jonas}&event_type_id=et_planning_session`, { key: KEYS.secret });
+    assert.ok(list.body.bookings.some((x: { id: string }) => x.id === b.id), 'the assigned_to_id filter matches every host');
+  });
+
+  it('assign_to bypasses routing: the named member is assigned', async () => {
+    const b = await created(t, introBody('2026-12-02T12:00:00Z', { assign_to: MEMBERS.jonas }));
+    assert.equal((await waitForStatusChange(t, b.id, 'DRAFT')).assigned_to_id, MEMBERS.jonas);
+  });
+
+  it('ROUND_ROBIN alternates: fewest bookings in the month, ties to the least recently booked', async () => {
+    const assigned: string[] = [];
+    for (const time of ['2027-01-06T09:00:00Z', '2027-01-06T10:00:00Z', '2027-01-06T11:00:00Z', '2027-01-06T12:00:00Z']) {
+      const b = await created(t, introBody(time));
+      assigned.push((await waitForStatusChange(t, b.id, 'DRAFT')).assigned_to_id);
+    }
+    assert.deepEqual(assigned, [MEMBERS.amara, MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas]);
+  });
+
+  it('a booking cancelled while DRAFT is never routed; routing twice changes nothing', async () => {
+    const b = await created(t, introBody('2026-12-02T14:00:00Z'));
+    const cancel = await t.request('DELETE', `/v1/bookings/${b.id}`, { key: KEYS.secret });
+    assert.equal(cancel.status, 200, cancel.text);
+    assert.equal(await routeBooking(deps(), b.id), 'skipped');
+    assert.equal((await t.request('GET', `/v1/bookings/${b.id}`, { key: KEYS.secret })).body.booking.status, 'CANCELLED');
+    assert.deepEqual(await activeHolds(t, b.id), []);
+  });
+
+  it('routing is idempotent when run directly on a DRAFT', async () => {
+    const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-01T10:00:00Z', member: MEMBERS.jonas });
+    const outcomes = await Promise.all([routeBooking(deps(), id), routeBooking(deps(), id)]);
+    assert.deepEqual(outcomes.sort(), ['routed', 'skipped']);
+    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'ASSIGNMENT_CHANGED').length, 1);
+  });
+
+  it('every booking that got 201 in a race is routed (none dropped)', async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, () => create(t, introBody('2026-12-09T10:00:00Z'))));
+    const winners = results.filter((r) => r.status === 201).map((r) => r.body.booking.id);
+    assert.equal(winners.length, 2);
+    assert.equal(results.filter((r) => r.status === 409).length, 28);
+    const routed = await Promise.all(winners.map((id) => waitForStatusChange(t, id, 'DRAFT')));
+    assert.deepEqual(routed.map((b) => b.status), ['SCHEDULED', 'SCHEDULED']);
+    assert.deepEqual(routed.map((b) => b.assigned_to_id).sort(), [MEMBERS.amara, MEMBERS.jonas].sort());
+  });
+});
