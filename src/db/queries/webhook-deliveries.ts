@@ -1,0 +1,247 @@
+import type { Db, Tx } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
+
+/**
+ * The per-event statements run thousands of times a second under load: as named (prepared)
+ * statements each connection parses and plans them once.
+ */
+async function prepared<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T | undefined> {
+  const result = await db.query({ name, text, values });
+  return result.rows[0] as T | undefined;
+}
+
+export interface MessageRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  is_test: boolean;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  next_position: number;
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  message_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: Date;
+  next_attempt_at: Date | null;
+}
+
+/**
+ * The fan-out of one outbox event in one statement: a message per matching active subscription
+ * of the event's organization and mode (`everyActive` types ignore the events list), each with
+ * the job of its first attempt (graphile-worker's add_job, the function src/jobs/queue.ts calls),
+ * keyed by the message. Message ids are `idBase` (random per call) + the subscriber's number in
+ * two hex digits. A second run for the same event adds nothing. Returns the number of messages made.
+ */
+export async function fanOutEvent(db: Db, eventId: string, idBase: string, everyActive: readonly string[], jobKeyPrefix: string): Promise<number> {
+  const row = await prepared<{ queued: number }>(
+    db,
+    'webhook_fan_out',
+    `with e as (
+       select * from booking_events where id = $1
+     ), subs as (
+       select w.id, row_number() over (order by w.id) as n
+       from webhooks w join e on w.organization_id = e.organization_id and w.mode = e.mode
+       where w.is_active and (e.type = any($3::text[]) or e.type = any(w.events))
+     ), ins as (
+       insert into webhook_messages (id, webhook_id, event_id, event_type, is_test, body)
+       select $2 || lpad(to_hex(subs.n::int), 2, '0'), subs.id, e.id, e.type, false,
+              json_build_object('event', e.type, 'timestamp', e.payload->>'timestamp', 'webhook_id', subs.id, 'data', e.payload->'data')::text
+       from subs cross join e
+       on conflict (event_id, webhook_id) do nothing
+       returning id
+     ), jobs as (
+       select graphile_worker.add_job('deliver-webhook', json_build_object('messageId', ins.id, 'position', 1),
+                                      job_key => $4 || ins.id, max_attempts => 25)
+       from ins
+     )
+     select count(*)::int as queued from jobs`,
+    [eventId, idBase, everyActive, jobKeyPrefix],
+  );
+  return row?.queued ?? 0;
+}
+
+/** Inserts the messages not yet there (a re-run fan-out adds nothing); returns those inserted. */
+export async function insertMessages(tx: Tx, messages: Pick<MessageRow, 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'is_test' | 'body'>[]): Promise<MessageRow[]> {
+  if (messages.length === 0) return [];
+  return rows<MessageRow>(
+    tx,
+    `insert into webhook_messages (id, webhook_id, event_id, event_type, is_test, body)
+     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[])
+     on conflict (event_id, webhook_id) do nothing returning *`,
+    [messages.map((m) => m.id), messages.map((m) => m.webhook_id), messages.map((m) => m.event_id),
+      messages.map((m) => m.event_type), messages.map((m) => m.is_test), messages.map((m) => m.body)],
+  );
+}
+
+/** Locks the message for one attempt's bookkeeping: one job at a time decides its next step. */
+export function lockMessage(tx: Tx, id: string): Promise<MessageRow | undefined> {
+  return one<MessageRow>(tx, 'select * from webhook_messages where id = $1 for update', [id]);
+}
+
+/** Where and how an attempt is sent: the parts of its webhook the worker needs. */
+export interface DeliveryTarget {
+  id: string;
+  url: string;
+  is_active: boolean;
+  secret_encrypted: string;
+}
+
+
+export async function updateMessage(tx: Tx, id: string, status: MessageRow['status'], nextPosition: number): Promise<void> {
+  await exec(tx, 'update webhook_messages set status = $2, next_position = $3 where id = $1', [id, status, nextPosition]);
+}
+
+export interface OpenAttemptInput {
+  messageId: string;
+  position: number;
+  deliveryId: string;
+  interruptedError: string;
+}
+
+export type OpenedAttempt = { message: MessageRow; target: DeliveryTarget | null; deliveryId: string | null };
+
+/**
+ * Opens an attempt in one statement (one round trip, atomic): locks the message; if it is still
+ * pending at this position and its webhook may receive it, closes attempts left `pending` by a
+ * worker that died mid-attempt (their outcome is unknown and the record says so), inserts the
+ * new `pending` record numbered after every earlier one. `deliveryId` is null when no attempt
+ * was opened.
+ */
+export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<OpenedAttempt | undefined> {
+  const row = await prepared<MessageRow & { w_id: string | null; w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
+    db,
+    'webhook_open_attempt',
+    `with m as (
+       select m.*, w.id as w_id, w.url as w_url, w.is_active as w_is_active, w.secret_encrypted as w_secret
+       from webhook_messages m left join webhooks w on w.id = m.webhook_id
+       where m.id = $1 for update of m
+     ), ok as (
+       select * from m where status = 'pending' and next_position = $2 and w_id is not null and (w_is_active or is_test)
+     ), closed as (
+       update webhook_deliveries set status = 'failed', error = $4
+       where message_id = (select id from ok) and status = 'pending' returning id
+     ), ins as (
+       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status)
+       select $3, ok.id, ok.w_id, ok.event_id, ok.event_type,
+              (select count(*) + 1 from webhook_deliveries where message_id = ok.id), 'pending'
+       from ok returning id
+     )
+     select m.*, (select id from ins) as delivery_id from m`,
+    [a.messageId, a.position, a.deliveryId, a.interruptedError],
+  );
+  if (!row) return undefined;
+  const { w_id, w_url, w_is_active, w_secret, delivery_id, ...message } = row;
+  return { message, target: w_id ? { id: w_id, url: w_url, is_active: w_is_active, secret_encrypted: w_secret } : null, deliveryId: delivery_id };
+}
+
+/** Gives up a message whose webhook was disabled or deleted: its pending retries stop. */
+export async function abandonMessage(db: Db, messageId: string, position: number): Promise<void> {
+  await exec(db, `update webhook_messages set status = 'failed' where id = $1 and status = 'pending' and next_position = $2`, [messageId, position]);
+}
+
+/**
+ * The hot path of a successful attempt in one statement (so one round trip, atomic on its own):
+ * the record, the message (only if this job still owns its current position) and the failure
+ * streak (not for test events). Returns false when the message had moved on, in which case
+ * only the record was written.
+ */
+export async function recordSuccess(db: Db, a: { deliveryId: string; messageId: string; position: number; webhookId: string; isTest: boolean; responseStatus: number; durationMs: number }): Promise<boolean> {
+  const result = await prepared<{ owned: boolean }>(
+    db,
+    'webhook_record_success',
+    `with m as (
+       update webhook_messages set status = 'succeeded' where id = $2 and status = 'pending' and next_position = $3 returning id
+     ), d as (
+       update webhook_deliveries set status = 'succeeded', response_status = $5, duration_ms = $6, error = null, next_attempt_at = null
+       where id = $1 returning id
+     ), w as (
+       update webhooks set consecutive_failures = 0
+       where id = $4 and consecutive_failures <> 0 and not $7::boolean and exists (select 1 from m) returning id
+     )
+     select exists (select 1 from m) as owned, (select count(*) from d) as d, (select count(*) from w) as w`,
+    [a.deliveryId, a.messageId, a.position, a.webhookId, a.responseStatus, a.durationMs, a.isTest],
+  );
+  return result?.owned ?? false;
+}
+
+export async function finishAttempt(tx: Tx, id: string, r: Pick<DeliveryRow, 'status' | 'response_status' | 'duration_ms' | 'error' | 'next_attempt_at'>): Promise<void> {
+  await exec(
+    tx,
+    `update webhook_deliveries set status = $2, response_status = $3, duration_ms = $4, error = $5, next_attempt_at = $6 where id = $1`,
+    [id, r.status, r.response_status, r.duration_ms, r.error, r.next_attempt_at],
+  );
+}
+
+/**
+ * (Records are stamped by the database clock, so this compares with it too.)
+ * Messages whose current attempt has been `pending` for longer than any attempt can take (the
+ * 5 s limit plus bookkeeping): the worker making it died. Their job is locked by the dead worker
+ * until graphile-worker's fixed 4-hour lock timeout, so the sweeper queues a fresh one.
+ */
+export function stuckMessages(db: Db, olderThanSeconds: number): Promise<Array<{ message_id: string; next_position: number }>> {
+  return rows(
+    db,
+    `select distinct m.id as message_id, m.next_position
+     from webhook_deliveries d join webhook_messages m on m.id = d.message_id
+     where d.status = 'pending' and m.status = 'pending' and d.created_at < clock_timestamp() - make_interval(secs => $1)
+     limit 1000`,
+    [olderThanSeconds],
+  );
+}
+
+export async function anyWebhooks(db: Db): Promise<boolean> {
+  return (await one<{ any: boolean }>(db, 'select exists (select 1 from webhooks) as any'))!.any;
+}
+
+export interface HistoryFilter {
+  webhookId: string;
+  limit: number;
+  offset: number;
+  status?: 'succeeded' | 'failed';
+  eventType?: string;
+}
+
+export async function listAttempts(db: Db, f: HistoryFilter): Promise<{ rows: DeliveryRow[]; total: number }> {
+  const where = 'where webhook_id = $1 and ($2::text is null or status = $2) and ($3::text is null or event_type = $3)';
+  const params = [f.webhookId, f.status ?? null, f.eventType ?? null];
+  const [list, count] = await Promise.all([
+    rows<DeliveryRow>(db, `select * from webhook_deliveries ${where} order by created_at desc, attempt desc, id desc limit $4 offset $5`, [...params, f.limit, f.offset]),
+    one<{ n: number }>(db, `select count(*) as n from webhook_deliveries ${where}`, params),
+  ]);
+  return { rows: list, total: count!.n };
+}
+
+export interface AttemptStats {
+  total: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+}
+
+export async function attemptStats(db: Db, webhookId: string): Promise<AttemptStats> {
+  return (await one<AttemptStats>(
+    db,
+    `select count(*) as total,
+       count(*) filter (where status = 'succeeded') as succeeded,
+       count(*) filter (where status = 'failed') as failed,
+       count(*) filter (where status = 'pending') as pending,
+       max(created_at) filter (where status = 'succeeded') as last_success_at,
+       max(created_at) filter (where status = 'failed') as last_failure_at
+     from webhook_deliveries where webhook_id = $1`,
+    [webhookId],
+  ))!;
+}

@@ -1,0 +1,112 @@
+import type { Db, Tx } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
+
+export type Mode = 'test' | 'live';
+
+export interface WebhookRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret_encrypted: string;
+  is_active: boolean;
+  failure_reason: string | null;
+  consecutive_failures: number;
+  rotated_at: Date | null;
+  last_test_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Which webhook: an id only ever matches inside its own organization and mode. */
+export interface Scope {
+  organizationId: string;
+  mode: Mode;
+}
+
+export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organization_id' | 'mode' | 'url' | 'events' | 'description' | 'secret_encrypted' | 'created_at'>): Promise<WebhookRow> {
+  return (await one<WebhookRow>(
+    db,
+    `insert into webhooks (id, organization_id, mode, url, events, description, secret_encrypted, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $8) returning *`,
+    [w.id, w.organization_id, w.mode, w.url, w.events, w.description, w.secret_encrypted, w.created_at],
+  ))!;
+}
+
+export function countWebhooks(db: Db, s: Scope): Promise<number> {
+  return one<{ n: number }>(db, 'select count(*) as n from webhooks where organization_id = $1 and mode = $2', [s.organizationId, s.mode]).then((r) => r!.n);
+}
+
+export function listWebhooks(db: Db, s: Scope): Promise<WebhookRow[]> {
+  return rows<WebhookRow>(db, 'select * from webhooks where organization_id = $1 and mode = $2 order by created_at, id', [s.organizationId, s.mode]);
+}
+
+export function findWebhook(db: Db, s: Scope, id: string): Promise<WebhookRow | undefined> {
+  return one<WebhookRow>(db, 'select * from webhooks where id = $1 and organization_id = $2 and mode = $3', [id, s.organizationId, s.mode]);
+}
+
+export function findWebhookForUpdate(tx: Tx, s: Scope, id: string): Promise<WebhookRow | undefined> {
+  return one<WebhookRow>(tx, 'select * from webhooks where id = $1 and organization_id = $2 and mode = $3 for update', [id, s.organizationId, s.mode]);
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  is_active?: boolean;
+  /** Re-enabling clears the reason and the failure count. */
+  reset_failures?: boolean;
+  secret_encrypted?: string;
+  rotated_at?: Date;
+}
+
+export async function updateWebhook(db: Db, id: string, c: WebhookChanges, now: Date): Promise<WebhookRow> {
+  return (await one<WebhookRow>(
+    db,
+    `update webhooks set
+       url = coalesce($2, url),
+       events = coalesce($3, events),
+       description = case when $4::boolean then $5 else description end,
+       is_active = coalesce($6, is_active),
+       failure_reason = case when $7::boolean then null else failure_reason end,
+       consecutive_failures = case when $7::boolean then 0 else consecutive_failures end,
+       secret_encrypted = coalesce($8, secret_encrypted),
+       rotated_at = coalesce($9, rotated_at),
+       updated_at = $10
+     where id = $1 returning *`,
+    [id, c.url ?? null, c.events ?? null, c.description !== undefined, c.description ?? null, c.is_active ?? null,
+      c.reset_failures === true, c.secret_encrypted ?? null, c.rotated_at ?? null, now],
+  ))!;
+}
+
+export function deleteWebhook(db: Db, s: Scope, id: string): Promise<number> {
+  return exec(db, 'delete from webhooks where id = $1 and organization_id = $2 and mode = $3', [id, s.organizationId, s.mode]);
+}
+
+/**
+ * Takes the webhook's one test per minute: a conditional update, so two processes racing for
+ * the same minute cannot both win. Returns undefined when the minute is taken.
+ */
+export function claimTestSlot(db: Db, id: string, now: Date, intervalSeconds: number): Promise<WebhookRow | undefined> {
+  return one<WebhookRow>(
+    db,
+    `update webhooks set last_test_at = $2
+     where id = $1 and (last_test_at is null or last_test_at <= $2::timestamptz - make_interval(secs => $3))
+     returning *`,
+    [id, now, intervalSeconds],
+  );
+}
+
+/** A failed attempt: one more in the streak; at `limit` the webhook is disabled with `reason`. */
+export async function recordAttemptFailure(tx: Tx, id: string, limit: number, reason: string): Promise<{ is_active: boolean } | undefined> {
+  return one<{ is_active: boolean }>(
+    tx,
+    `update webhooks set consecutive_failures = consecutive_failures + 1,
+       is_active = case when is_active and consecutive_failures + 1 >= $2 then false else is_active end,
+       failure_reason = case when is_active and consecutive_failures + 1 >= $2 then $3 else failure_reason end
+     where id = $1 returning is_active`,
+    [id, limit, reason],
+  );
+}

@@ -1,0 +1,112 @@
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../../config.ts';
+import type { Pool } from '../../db/pool.ts';
+import { transaction } from '../../db/pool.ts';
+import * as deliveries from '../../db/queries/webhook-deliveries.ts';
+import type { DeliveryTarget, MessageRow } from '../../db/queries/webhook-deliveries.ts';
+import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
+import { addJob } from '../../jobs/queue.ts';
+import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
+import { deliveryJobKey, newDeliveryId } from './ids.ts';
+import { nextAttemptAt } from './schedule.ts';
+import { decryptSecret } from './secrets.ts';
+
+/** Failed attempts in a row (across events) that disable a webhook. */
+export const AUTO_DISABLE_AFTER = 10;
+export const INTERRUPTED_ERROR = 'interrupted: the worker stopped during this attempt, so its outcome is unknown; the attempt is made again';
+
+export interface DeliverDeps {
+  db: Pool;
+  config: Config;
+  now: () => Date;
+  client: DeliveryClient;
+}
+
+export interface DeliverPayload {
+  messageId: string;
+  /** The schedule position (1-based) this job makes; a stale job (position passed) does nothing. */
+  position: number;
+}
+
+interface Started {
+  message: MessageRow;
+  target: DeliveryTarget;
+  deliveryId: string;
+}
+
+/**
+ * Opens an attempt: its `pending` record is committed before any byte is sent, so a worker that
+ * dies mid-attempt leaves a trace the sweeper (sweep.ts) finds and acts on.
+ */
+async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<Started | null> {
+  const opened = await deliveries.openAttempt(deps.db, {
+    messageId: p.messageId, position: p.position, deliveryId: newDeliveryId(), interruptedError: INTERRUPTED_ERROR,
+  });
+  if (!opened) return null;
+  const { message, target, deliveryId } = opened;
+  if (target && deliveryId) return { message, target, deliveryId };
+  // Not opened: either a stale job (the message moved on), or a disabled or deleted webhook,
+  // whose pending retries stop (a test event is the exception: see test-event.ts).
+  if (message.status === 'pending' && message.next_position === p.position) await deliveries.abandonMessage(deps.db, message.id, p.position);
+  return null;
+}
+
+/** A failed attempt: count it, then a retry at the schedule's delay, or give up. */
+async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Started, outcome: AttemptOutcome): Promise<void> {
+  const { message, target, deliveryId } = s;
+  const key = deliveryJobKey(message.id);
+  await transaction(deps.db, async (tx) => {
+    const current = await deliveries.lockMessage(tx, message.id);
+    const finish = (next: Date | null) => deliveries.finishAttempt(tx, deliveryId, {
+      status: 'failed', response_status: outcome.responseStatus, duration_ms: outcome.durationMs, error: outcome.error, next_attempt_at: next,
+    });
+    // Overtaken by the sweeper (this worker stalled past its limit): record what happened, decide nothing.
+    if (!current || current.status !== 'pending' || current.next_position !== p.position) {
+      await finish(null);
+      return;
+    }
+    let stillActive = true;
+    if (!message.is_test) {
+      const reason = `disabled after ${AUTO_DISABLE_AFTER} consecutive failed delivery attempts; last error: ${outcome.error ?? 'unknown'}`;
+      stillActive = (await recordAttemptFailure(tx, target.id, AUTO_DISABLE_AFTER, reason.slice(0, 500)))?.is_active ?? false;
+    }
+    const next = message.is_test || !stillActive ? null : nextAttemptAt(deps.config.webhookRetrySchedule, p.position, deps.now());
+    await finish(next);
+    if (next) {
+      await deliveries.updateMessage(tx, message.id, 'pending', p.position + 1);
+      await addJob(tx, 'deliver-webhook', { messageId: message.id, position: p.position + 1 }, { jobKey: key, runAt: next, maxAttempts: 25 });
+    } else {
+      await deliveries.updateMessage(tx, message.id, 'failed', p.position);
+    }
+  });
+}
+
+/**
+ * One attempt of one message. The secret is read and the body signed at the attempt, so a
+ * rotation applies to every attempt made after it; `webhook-id` is the message id on every
+ * attempt; `webhook-timestamp` is the attempt's time.
+ */
+export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Promise<void> {
+  const started = await openAttempt(deps, p);
+  if (!started) return;
+  const { message, target } = started;
+  const at = deps.now();
+  let outcome: AttemptOutcome;
+  try {
+    const secret = decryptSecret(target.secret_encrypted, deps.config.webhookSecretKey);
+    const signature = new Webhook(secret).sign(message.id, at, message.body);
+    outcome = await deps.client.send({
+      url: target.url,
+      body: message.body,
+      headers: { 'webhook-id': message.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature },
+    });
+  } catch (err) {
+    // e.g. WEBHOOK_SECRET_KEY changed since the secret was stored: a failed attempt, not a crash loop.
+    outcome = { ok: false, responseStatus: null, durationMs: 0, error: `not sent: ${(err as Error).message}` };
+  }
+  if (!outcome.ok) return closeFailedAttempt(deps, p, started, outcome);
+  await deliveries.recordSuccess(deps.db, {
+    deliveryId: started.deliveryId, messageId: message.id, position: p.position, webhookId: target.id, isTest: message.is_test,
+    responseStatus: outcome.responseStatus ?? 200, durationMs: outcome.durationMs,
+  });
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import type { LookupAddress } from 'node:dns';
+import tls from 'node:tls';
+import { Agent, request } from 'undici';
+import { isIpLiteral, refusedAddressReason } from './address-rules.ts';
+import { resolveHost } from './resolver.ts';
+import { checkResolvedAddresses, checkUrlShape, hostOf } from './url-rules.ts';
+
+/** The whole attempt (connect, TLS, request, response headers and the body we read). */
+export const ATTEMPT_TIMEOUT_MS = 5000;
+/** We keep at most this much of a response body, for the delivery record's error text. */
+export const RESPONSE_BODY_CAP = 4096;
+
+export interface AttemptRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface DeliveryClientOptions {
+  allowPrivate: boolean;
+  /** PEM file of an extra CA to trust besides the system ones (self-signed test receivers). */
+  caFile?: string | undefined;
+  timeoutMs?: number;
+}
+
+export interface DeliveryClient {
+  send(req: AttemptRequest): Promise<AttemptOutcome>;
+  close(): Promise<void>;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The connection-time lookup: resolves with our resolver, refuses the host if any address is
+ * not allowed, and hands net.connect only addresses it checked. There is no second resolution
+ * between the check and the connection, so DNS rebinding has no window.
+ */
+function checkedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    resolveHost(hostname).then(
+      (addresses) => {
+        const refused = allowPrivate ? undefined : addresses.find((a) => refusedAddressReason(a) !== null);
+        if (addresses.length === 0 || refused) {
+          const err: NodeJS.ErrnoException = new Error(refused ? `${hostname} resolves to ${refused}, which ${refusedAddressReason(refused)}` : `${hostname} does not resolve`);
+          err.code = 'EWEBHOOKTARGET';
+          callback(err, '');
+          return;
+        }
+        const list = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) callback(null, list);
+        else callback(null, list[0]!.address, list[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, ''),
+    );
+  };
+}
+
+function describe(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete response within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  const cause = e.cause?.message ?? '';
+  return [e.code ?? e.cause?.code, e.message, cause && cause !== e.message ? cause : ''].filter(Boolean).join(': ').slice(0, 500);
+}
+
+/** One agent per worker process: connections are kept alive and pooled per host. */
+export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClient {
+  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const ca = opts.caFile ? [...tls.rootCertificates, fs.readFileSync(opts.caFile, 'utf8')] : undefined;
+  const agent = new Agent({
+    connect: { lookup: checkedLookup(opts.allowPrivate), timeout: timeoutMs, ...(ca ? { ca } : {}) } as Agent.Options['connect'],
+    keepAliveTimeout: 10_000,
+    connections: 64,
+  });
+
+  async function send(req: AttemptRequest): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      // The stored URL passed these rules when saved; they are checked again because the
+      // resolution (and, for a literal address, the rules themselves) may differ now.
+      const url = checkUrlShape(req.url, { allowPrivate: opts.allowPrivate });
+      const host = hostOf(url);
+      if (!opts.allowPrivate) {
+        if (isIpLiteral(host)) {
+          const reason = refusedAddressReason(host);
+          if (reason) return { ok: false, responseStatus: null, durationMs: elapsed(), error: `refused: ${host} ${reason}` };
+        } else {
+          await checkResolvedAddresses(host, 'url');
+        }
+      }
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'user-agent': 'booking-service-webhooks/1', ...req.headers },
+        body: req.body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await readCapped(res.body);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const error = ok ? null : res.statusCode >= 300 && res.statusCode < 400
+        ? `HTTP ${res.statusCode}: redirects are not followed${res.headers.location ? ` (location: ${String(res.headers.location).slice(0, 200)})` : ''}`
+        : `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}`;
+      return { ok, responseStatus: res.statusCode, durationMs: elapsed(), error };
+    } catch (err) {
+      const message = (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
+      return { ok: false, responseStatus: null, durationMs: elapsed(), error: message };
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+/** Reads at most RESPONSE_BODY_CAP bytes; a longer body is cut off (and its connection dropped). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_BODY_CAP) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_CAP).toString('utf8');
+}

@@ -1,0 +1,37 @@
+import type { Pool } from '../../db/pool.ts';
+import { transaction } from '../../db/pool.ts';
+import { anyWebhooks, stuckMessages } from '../../db/queries/webhook-deliveries.ts';
+import type { Db } from '../../db/pool.ts';
+import { addJob } from '../../jobs/queue.ts';
+import { ATTEMPT_TIMEOUT_MS } from './http-client.ts';
+import { deliveryJobKey } from './ids.ts';
+
+/** An attempt pending this long has outlived its 5 s limit by far: its worker died. */
+export const STUCK_AFTER_SECONDS = 3 * (ATTEMPT_TIMEOUT_MS / 1000);
+export const SWEEP_EVERY_SECONDS = 5;
+export const SWEEPER_JOB_KEY = 'webhook-sweeper';
+
+/** Starts (or restarts) the sweeper's chain; called when a webhook is created. */
+export async function ensureSweeper(db: Db, now: Date): Promise<void> {
+  await addJob(db, 'sweep-webhook-deliveries', {}, { jobKey: SWEEPER_JOB_KEY, runAt: new Date(now.getTime() + SWEEP_EVERY_SECONDS * 1000), maxAttempts: 25 });
+}
+
+/**
+ * Finds messages whose attempt was cut off by a dead worker and queues a fresh job for each at
+ * the same schedule position (graphile-worker would re-run the dead worker's job only after its
+ * fixed 4-hour lock timeout; queuing under the message's key also retires that job). The new
+ * job records the cut-off attempt as interrupted and makes it again. Then the sweeper queues its
+ * own next run, while any webhook exists. Returns how many messages it revived.
+ */
+export async function sweepStuckDeliveries(db: Pool, now: Date): Promise<number> {
+  const stuck = await stuckMessages(db, STUCK_AFTER_SECONDS);
+  if (stuck.length > 0) {
+    await transaction(db, async (tx) => {
+      for (const m of stuck) {
+        await addJob(tx, 'deliver-webhook', { messageId: m.message_id, position: m.next_position }, { jobKey: deliveryJobKey(m.message_id), maxAttempts: 25 });
+      }
+    });
+  }
+  if (await anyWebhooks(db)) await ensureSweeper(db, now);
+  return stuck.length;
+}

@@ -1,0 +1,64 @@
+import { ValidationError } from '../errors.ts';
+import { isIpLiteral, refusedAddressReason } from './address-rules.ts';
+import { resolveHost } from './resolver.ts';
+
+export const MAX_URL_LENGTH = 2048;
+
+export interface UrlRuleOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: lifts the address rules, never the HTTPS rule. */
+  allowPrivate: boolean;
+}
+
+/**
+ * The checks that need no network: HTTPS, no credentials, no name that is local by definition,
+ * no refused literal address. The WHATWG parser has already turned 2130706433, 0x7f.1,
+ * 017700000001 and 127.0.0.1. into 127.0.0.1, so every spelling of an address meets one check.
+ * Returns the parsed URL; the host name (without trailing dot) still has to be resolved.
+ */
+export function checkUrlShape(raw: string, opts: UrlRuleOptions): URL {
+  if (raw.length > MAX_URL_LENGTH) throw new ValidationError(`url: at most ${MAX_URL_LENGTH} characters`, 'url');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ValidationError('url: not a valid absolute URL', 'url');
+  }
+  if (url.protocol !== 'https:') throw new ValidationError('url: must use https', 'url');
+  if (url.username || url.password) throw new ValidationError('url: must not contain credentials', 'url');
+  if (opts.allowPrivate) return url;
+  const host = hostOf(url);
+  if (isIpLiteral(host)) {
+    const reason = refusedAddressReason(host);
+    if (reason) throw new ValidationError(`url: ${host} ${reason}; webhooks must target a public address`, 'url');
+  } else if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) {
+    throw new ValidationError(`url: ${host} is not a public host name`, 'url');
+  }
+  return url;
+}
+
+/** The URL's host without brackets, lower-cased, without a trailing dot. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+}
+
+/** Throws unless every address the host resolves to is allowed (the message names the first refused). */
+export async function checkResolvedAddresses(host: string, field: string): Promise<void> {
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host);
+  } catch {
+    throw new ValidationError(`${field}: host name ${host} does not resolve`, field);
+  }
+  if (addresses.length === 0) throw new ValidationError(`${field}: host name ${host} does not resolve`, field);
+  for (const address of addresses) {
+    const reason = refusedAddressReason(address);
+    if (reason) throw new ValidationError(`${field}: ${host} resolves to ${address}, which ${reason}; webhooks must target a public address`, field);
+  }
+}
+
+/** The URL rules on create and update: shape, then (unless private targets are allowed) resolution. */
+export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions): Promise<void> {
+  const url = checkUrlShape(raw, opts);
+  const host = hostOf(url);
+  if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url');
+}
