@@ -1,0 +1,143 @@
+import type { Db, Tx } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
+import type { BookingRow } from './bookings.ts';
+
+export type EmailStatus = 'pending' | 'sent' | 'logged' | 'failed';
+
+export interface NewEmail {
+  id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  booking_id: string;
+  kind: string;
+  recipient_role: 'attendee' | 'host';
+  to_address: string;
+  to_name: string | null;
+  subject: string;
+  text_body: string;
+  ics: string | null;
+  ics_method: 'REQUEST' | 'CANCEL' | null;
+  ics_uid: string | null;
+  ics_sequence: number | null;
+}
+
+export interface EmailRow extends NewEmail {
+  status: EmailStatus;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+const COLUMNS: (keyof NewEmail)[] = [
+  'id', 'organization_id', 'mode', 'booking_id', 'kind', 'recipient_role', 'to_address', 'to_name',
+  'subject', 'text_body', 'ics', 'ics_method', 'ics_uid', 'ics_sequence',
+];
+
+/** One multi-row insert: a change writes all its messages in a single round trip. */
+export async function insertEmails(tx: Tx, emails: readonly NewEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  const params: unknown[] = [];
+  const tuples = emails.map((e) => {
+    const slots = COLUMNS.map((c) => {
+      params.push(e[c]);
+      return `$${params.length}`;
+    });
+    return `(${slots.join(', ')})`;
+  });
+  // named per row count, so each shape is planned once per connection
+  await tx.query({
+    name: `email_outbox.insert_${emails.length}`,
+    text: `insert into email_outbox (${COLUMNS.join(', ')}) values ${tuples.join(', ')}`,
+    values: params,
+  });
+}
+
+export function findEmail(db: Db, id: string): Promise<EmailRow | undefined> {
+  return one<EmailRow>(db, 'select * from email_outbox where id = $1', [id]);
+}
+
+export function emailsOfBooking(db: Db, bookingId: string): Promise<EmailRow[]> {
+  return rows<EmailRow>(db, 'select * from email_outbox where booking_id = $1 order by created_at, id', [bookingId]);
+}
+
+/** Records the outcome of one attempt: sent/logged stamp sent_at, the others keep the error. */
+export async function recordAttempt(db: Db, id: string, status: EmailStatus, at: Date, error: string | null): Promise<void> {
+  await exec(
+    db,
+    `update email_outbox set status = $2, attempts = attempts + 1, last_error = $4,
+       sent_at = case when $2 in ('sent', 'logged') then $3::timestamptz else sent_at end
+     where id = $1`,
+    [id, status, at, error],
+  );
+}
+
+/** The next SEQUENCE of a calendar UID: 0 for the first invitation, then one more per update. */
+export async function nextSequence(tx: Tx, organizationId: string, uid: string): Promise<number> {
+  const result = await tx.query({
+    name: 'email_outbox.next_sequence',
+    text: `insert into calendar_sequences (uid, organization_id, sequence) values ($1, $2, 0)
+           on conflict (uid) do update set sequence = calendar_sequences.sequence + 1, updated_at = now()
+           returning sequence`,
+    values: [uid, organizationId],
+  });
+  return (result.rows[0] as { sequence: number }).sequence;
+}
+
+/** Like nextSequence, but only for a UID that was already sent: undefined when it never was. */
+export async function nextSequenceIfSent(tx: Tx, uid: string): Promise<number | undefined> {
+  const row = await one<{ sequence: number }>(
+    tx,
+    'update calendar_sequences set sequence = sequence + 1, updated_at = now() where uid = $1 returning sequence',
+    [uid],
+  );
+  return row?.sequence;
+}
+
+// The read below gathers what a message shows. It lives here, beside the outbox, because it is
+// shaped for rendering emails (inactive members included: a member who left still gets the
+// cancellation of their meeting), and it is one round trip because it runs inside every
+// booking change's transaction.
+
+export interface EmailMember {
+  id: string;
+  name: string;
+  email: string;
+  timezone: string;
+}
+
+export interface BookingForEmail extends BookingRow {
+  event_type_name: string | null;
+  event_type_description: string | null;
+  /** The assigned member, then host_ids, in that order (duplicates possible). */
+  hosts: EmailMember[];
+  /** The first booking of the reschedule chain (following rescheduled_from); names the meeting. */
+  root_id: string;
+  /** The transaction's start time: when the change happened. */
+  tx_now: Date;
+}
+
+// Named (prepared once per connection): planning this statement costs more than running it, and
+// it runs in every booking change.
+const BOOKING_FOR_EMAIL = {
+  name: 'email_outbox.booking_for_email',
+  text: `select b.*, et.name as event_type_name, et.description as event_type_description,
+       (select coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'email', m.email, 'timezone', m.timezone)
+                                 order by w.n), '[]')
+          from unnest(array_remove(array[b.assigned_to_id], null) || b.host_ids) with ordinality as w(id, n)
+          join members m on m.id = w.id and m.organization_id = b.organization_id) as hosts,
+       (with recursive chain (id, rescheduled_from, depth) as (
+          select b.id, b.rescheduled_from, 0
+          union all
+          select p.id, p.rescheduled_from, c.depth + 1 from bookings p join chain c on p.id = c.rescheduled_from
+           where c.depth < 10000
+        ) select id from chain order by depth desc limit 1) as root_id,
+       now() as tx_now
+     from bookings b left join event_types et on et.id = b.event_type_id
+     where b.id = $1`,
+};
+
+export async function bookingForEmail(tx: Tx, id: string): Promise<BookingForEmail | undefined> {
+  const result = await tx.query({ ...BOOKING_FOR_EMAIL, values: [id] });
+  return result.rows[0] as BookingForEmail | undefined;
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import type { Tx } from '../../db/pool.ts';
+import type { BookingForEmail, NewEmail } from '../../db/queries/email-outbox.ts';
+import * as outbox from '../../db/queries/email-outbox.ts';
+import { addJob } from '../../jobs/queue.ts';
+import { renderIcs } from './ics.ts';
+import type { BookingEmailKind, EmailContext, Meeting, Person, PlannedEmail } from './plan.ts';
+import { planEmails } from './plan.ts';
+import { icsDescription, renderEmail } from './render.ts';
+
+export type { BookingEmailKind };
+
+export interface EnqueueBookingEmailInput {
+  bookingId: string;
+  kind: BookingEmailKind;
+  /** For 'email_changed': the attendee's address before the change (it receives a CANCEL). */
+  previousEmail?: string;
+  /** DTSTAMP of the invitations; defaults to the transaction's start time. */
+  now?: Date;
+}
+
+/** Attempts per message before it is marked failed (graphile-worker backs off exponentially). */
+export const SEND_EMAIL_MAX_ATTEMPTS = 10;
+/** graphile-worker runs lower numbers first: under load, routing (priority 0) is not kept waiting by mail. */
+const SEND_EMAIL_PRIORITY = 10;
+
+/** The calendar UID of a meeting: the first booking of its reschedule chain. */
+export function calendarUid(rootBookingId: string): string {
+  return `${rootBookingId}@booking-service`;
+}
+
+/** The assigned member first, each host once. */
+function hostsOf(booking: BookingForEmail): Person[] {
+  const seen = new Set<string>();
+  return booking.hosts.filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => ({ name: m.name, email: m.email, timezone: m.timezone }));
+}
+
+interface LoadedContext extends EmailContext {
+  organizationId: string;
+  rootId: string;
+  txNow: Date;
+}
+
+async function loadContext(tx: Tx, input: EnqueueBookingEmailInput): Promise<LoadedContext> {
+  const booking = await outbox.bookingForEmail(tx, input.bookingId);
+  if (!booking) throw new Error(`enqueueBookingEmail: booking ${input.bookingId} does not exist`);
+  let previous: Meeting | undefined;
+  if (input.kind === 'rescheduled' && booking.rescheduled_from) {
+    const old = await outbox.bookingForEmail(tx, booking.rescheduled_from);
+    if (old) previous = { start: old.start_time, end: old.end_time, hosts: hostsOf(old) };
+  }
+  return {
+    organizationId: booking.organization_id,
+    rootId: booking.root_id,
+    txNow: booking.tx_now,
+    kind: input.kind,
+    mode: booking.mode,
+    bookingId: booking.id,
+    status: booking.status,
+    eventTypeName: booking.event_type_name ?? 'Meeting',
+    eventTypeDescription: booking.event_type_description,
+    attendee: { name: booking.attendee.name, email: booking.attendee.email, timezone: booking.attendee.timezone ?? 'UTC' },
+    meeting: { start: booking.start_time, end: booking.end_time, hosts: hostsOf(booking) },
+    cancellationReason: booking.cancellation_reason,
+    previous,
+    previousEmail: input.previousEmail,
+  };
+}
+
+/**
+ * The SEQUENCE this change's invitations carry, or undefined when they carry none: a request
+ * starts or updates the meeting; a cancellation only updates one that was sent (a booking
+ * cancelled before any invitation went out gets a plain email).
+ */
+async function resolveSequence(tx: Tx, organizationId: string, uid: string, planned: PlannedEmail[]): Promise<number | undefined> {
+  if (planned.some((e) => e.ics === 'REQUEST')) return outbox.nextSequence(tx, organizationId, uid);
+  if (planned.some((e) => e.ics === 'CANCEL')) return outbox.nextSequenceIfSent(tx, uid);
+  return undefined;
+}
+
+/**
+ * Writes the booking's emails for one change into the outbox and enqueues one 'send-email' job
+ * per message, on the caller's transaction: the emails exist exactly when the change commits,
+ * and a process dying after the commit loses none.
+ */
+export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInput): Promise<void> {
+  const ctx = await loadContext(tx, input);
+  let planned = planEmails(ctx);
+  if (planned.length === 0) return;
+  const organizer = ctx.meeting.hosts[0];
+  // An invitation needs an organizer; a booking no member holds yet has no meeting to invite to.
+  if (!organizer) planned = planned.map((e) => ({ ...e, ics: null }));
+  const uid = calendarUid(ctx.rootId);
+  const sequence = await resolveSequence(tx, ctx.organizationId, uid, planned);
+  if (sequence === undefined) planned = planned.map((e) => ({ ...e, ics: null }));
+  // The first invitation of a meeting has no earlier one to withdraw from a replaced address.
+  if (sequence === 0) planned = planned.filter((e) => e.template !== 'removed');
+  const stamp = input.now ?? ctx.txNow;
+
+  // Recipients of one change mostly share one invitation: render each distinct one once.
+  const icsCache = new Map<string, string>();
+  const icsFor = (e: PlannedEmail): string | null => {
+    if (!e.ics || !organizer || sequence === undefined) return null;
+    const attendees = e.template === 'removed' ? [e.to] : [ctx.attendee, ...e.meeting.hosts.slice(1)];
+    const key = JSON.stringify([e.ics, e.meeting.start, e.meeting.end, e.meeting.hosts[0]?.email, attendees.map((a) => a.email)]);
+    let text = icsCache.get(key);
+    if (text === undefined) {
+      text = renderIcs({
+        method: e.ics,
+        uid,
+        sequence,
+        stamp,
+        start: e.meeting.start,
+        end: e.meeting.end,
+        summary: ctx.eventTypeName,
+        description: icsDescription(ctx, e.meeting),
+        organizer: e.meeting.hosts[0] ?? organizer,
+        attendees,
+      });
+      icsCache.set(key, text);
+    }
+    return text;
+  };
+
+  const emails: NewEmail[] = planned.map((e) => {
+    const { subject, text } = renderEmail(ctx, e);
+    const ics = icsFor(e);
+    return {
+      id: `eml_${randomBytes(12).toString('hex')}`,
+      organization_id: ctx.organizationId,
+      mode: ctx.mode,
+      booking_id: ctx.bookingId,
+      kind: ctx.kind,
+      recipient_role: e.role,
+      to_address: e.to.email,
+      to_name: e.to.name,
+      subject,
+      text_body: text,
+      ics,
+      ics_method: ics ? e.ics : null,
+      ics_uid: ics ? uid : null,
+      ics_sequence: ics ? (sequence ?? null) : null,
+    };
+  });
+  await outbox.insertEmails(tx, emails);
+  for (const email of emails) await addJob(tx, 'send-email', { emailId: email.id }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
+}
