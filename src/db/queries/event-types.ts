@@ -186,10 +186,14 @@ export async function activeBookings(db: Db, eventTypeId: string, now: Date): Pr
  * the organization, or every active member of the team), in one round trip: what a cached
  * availability answer needs to find its cache entry.
  */
-export function findVisibleWithHostIds(db: Db, organizationId: string, id: string): Promise<(EventTypeRow & { active_host_ids: string[] }) | undefined> {
-  return one<EventTypeRow & { active_host_ids: string[] }>(
+export function findVisibleWithHostIds(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<(EventTypeRow & { active_host_ids: string[]; schedule_version: string }) | undefined> {
+  return one<EventTypeRow & { active_host_ids: string[]; schedule_version: string }>(
     db,
-    `select et.*, coalesce((
+    `select et.*, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version, coalesce((
         select array_agg(m.id order by m.created_at, m.id) from members m
          where m.organization_id = et.organization_id and m.is_active
            and (case when et.host_ids is null then m.team_id = et.team_id else m.id = any(et.host_ids) end)

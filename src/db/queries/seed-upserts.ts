@@ -148,3 +148,8 @@ export async function foreignIds(tx: Tx, table: 'members' | 'event_types' | 'cal
   const found = await rows<{ id: string }>(tx, `select id::text from ${table} where id::text = any($1) and organization_id <> $2`, [ids, orgId]);
   return found.map((r) => r.id);
 }
+
+/** Marks the organization's configuration as changed (see migration 050). */
+export async function bumpScheduleVersion(tx: Tx, organizationId: string): Promise<void> {
+  await tx.query('update organizations set schedule_version = schedule_version + 1 where id = $1', [organizationId]);
+}

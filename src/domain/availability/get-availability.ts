@@ -93,7 +93,7 @@ export async function availabilityBody(
   let answer: Answer = { starts: [], json: [] };
   if (chosen.length > 0) {
     const tokens = await hostTokens(cache, chosen);
-    const key = answerKey([auth.mode, type.id, type.updated_at.getTime(), from, to, chosen.length], tokens);
+    const key = answerKey([auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, to, chosen.length], tokens);
     const cached = (await cache.get(chosen[0], key)) as Answer | undefined;
     if (cached) answer = cached;
     else {

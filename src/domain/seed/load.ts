@@ -43,6 +43,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
         (await up.foreignIds(tx, 'event_types', org.id, org.event_types.map((e) => e.id)))[0] ??
         (await up.foreignIds(tx, 'calendars', org.id, org.calendars.map((c) => c.id)))[0];
       if (clash) throw new SeedError(`${p}: id "${clash}" already belongs to another organization`);
+      const before = n;
       n += await up.upsertOrganization(tx, org);
       for (const team of org.teams) n += await up.upsertTeam(tx, org.id, team);
       for (const member of org.members) n += await up.upsertMember(tx, org.id, member);
@@ -63,6 +64,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
         });
         if (outcome !== 'unchanged') n += 1;
       }
+      if (n > before) await up.bumpScheduleVersion(tx, org.id);
     }
     return n;
   });
