@@ -40,8 +40,11 @@ Run "booking-service <command> --help" for a command's options.`,
   keys: `booking-service keys create --org ORG_ID --name NAME --scopes SCOPE[,SCOPE...]
                           [--mode test|live] [--type secret|publishable] [--allowed-origins ORIGIN[,ORIGIN...]]
 
-Creates an API key for the organization and prints it once; only its hash is stored.
-Defaults: --mode test, --type secret.`,
+Creates an API key for the organization and prints it once (alone on stdout); only its hash
+is stored. Defaults: --mode test, --type secret.
+Also accepted: --organization/--organization-id for --org, --scope (repeatable) for --scopes,
+--live/--test for --mode, --publishable/--secret or --kind for --type, --allowed-origin
+(repeatable); lists may be comma- or space-separated.`,
 };
 
 function usage(command: string, code = 0): never {
@@ -159,22 +162,36 @@ async function main(argv: string[]): Promise<void> {
         args: rest.slice(1),
         options: {
           org: { type: 'string' },
+          organization: { type: 'string' },
+          'organization-id': { type: 'string' },
           name: { type: 'string' },
-          scopes: { type: 'string' },
-          mode: { type: 'string', default: 'test' },
-          type: { type: 'string', default: 'secret' },
-          'allowed-origins': { type: 'string' },
+          scopes: { type: 'string', multiple: true },
+          scope: { type: 'string', multiple: true },
+          mode: { type: 'string' },
+          live: { type: 'boolean' },
+          test: { type: 'boolean' },
+          type: { type: 'string' },
+          kind: { type: 'string' },
+          secret: { type: 'boolean' },
+          publishable: { type: 'boolean' },
+          'allowed-origins': { type: 'string', multiple: true },
+          'allowed-origin': { type: 'string', multiple: true },
         },
       });
+      // Lists may be given as "a,b", "a b" or by repeating the option.
+      const list = (...given: (string[] | undefined)[]) => {
+        const items = given.flatMap((g) => g ?? []).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
+        return items.length ? items : undefined;
+      };
       const created = await withDatabase(config, async (db) => {
         await migrate(db.pool);
         return createKey(db.pool, {
-          organizationId: values.org,
+          organizationId: values.org ?? values.organization ?? values['organization-id'],
           name: values.name,
-          scopes: values.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
-          mode: values.mode,
-          type: values.type,
-          allowedOrigins: values['allowed-origins']?.split(',').map((s) => s.trim()).filter(Boolean),
+          scopes: list(values.scopes, values.scope),
+          mode: values.mode ?? (values.live ? 'live' : 'test'),
+          type: values.type ?? values.kind ?? (values.publishable ? 'publishable' : 'secret'),
+          allowedOrigins: list(values['allowed-origins'], values['allowed-origin']),
         });
       });
       console.log(created.key);

@@ -162,6 +162,18 @@ describe('booking-service CLI', () => {
     }
   });
 
+  it('keys create also takes the other usual spellings of its options', async () => {
+    const created = await runCli(
+      ['keys', 'create', '--organization', 'org_northwind', '--name', 'Widget', '--scope', 'bookings:create', '--scope', 'event-types:read',
+        '--publishable', '--live', '--allowed-origin', 'https://a.example', '--allowed-origin', 'https://b.example'],
+      { DATABASE_URL: db.url },
+    );
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout.trim(), /^pk_live_/);
+    const stored = await db.pool.query('select kind, mode, scopes, allowed_origins from api_keys where name = $1', ['Widget']);
+    assert.deepEqual(stored.rows[0], { kind: 'publishable', mode: 'live', scopes: ['bookings:create', 'event-types:read'], allowed_origins: ['https://a.example', 'https://b.example'] });
+  });
+
   it('a bad environment variable exits non-zero with one line naming it', async () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: 'abc' }, /^PORT: expected a whole number, got "abc"$/],
