@@ -199,6 +199,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     default:
+      console.error(`unknown command "${command}"\n`);
       usage('main', 2);
   }
 }

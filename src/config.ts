@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 
-/** Raised for a bad environment variable; the CLI prints its message as one line and exits 1. */
+/** Raised for bad environment variables; the message has one line per bad value; the CLI prints it and exits 78. */
 export class ConfigError extends Error {}
 
 export interface Config {
@@ -91,32 +91,48 @@ const DEVELOPMENT_WEBHOOK_KEY = createHash('sha256').update('booking-service dev
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
-  const nodeEnv = env.NODE_ENV || 'development';
-  const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS');
-  if (allowPrivate && nodeEnv === 'production') {
-    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production');
+  // Every bad variable is reported at once, one line each, so a deploy is fixed in one go.
+  const problems: string[] = [];
+  function check<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+      return fallback;
+    }
   }
-  const webhookSecretKey = secretKey(env, 'WEBHOOK_SECRET_KEY');
-  return {
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+  const logLevel = check(() => {
+    const level = env.LOG_LEVEL || 'info';
+    if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+    return level;
+  }, 'info');
+  const nodeEnv = env.NODE_ENV || 'development';
+  const allowPrivate = check(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'), false);
+  if (allowPrivate && nodeEnv === 'production') {
+    problems.push('WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production');
+  }
+  const webhookSecretKey = check(() => secretKey(env, 'WEBHOOK_SECRET_KEY'), undefined);
+  const config: Config = {
+    databaseUrl: check(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     dataDir: path.resolve(env.DATA_DIR || './data'),
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port: check(() => int(env, 'PORT', 3000, 0, 65535), 3000),
     host: env.HOST || '127.0.0.1',
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    redisUrl: check(() => url(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined),
+    smtpUrl: check(() => url(env, 'SMTP_URL', ['smtp:', 'smtps:']), undefined),
     mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking-service.local>',
     webhookAllowPrivateTargets: allowPrivate,
-    webhookRetrySchedule: schedule(env, 'WEBHOOK_RETRY_SCHEDULE'),
+    webhookRetrySchedule: check(() => schedule(env, 'WEBHOOK_RETRY_SCHEDULE'), []),
     webhookSecretKey: webhookSecretKey ?? DEVELOPMENT_WEBHOOK_KEY,
     webhookSecretKeyIsDefault: webhookSecretKey === undefined,
     webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
-    rateLimitLive: int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000),
-    rateLimitTest: int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 10, 1, 200),
+    rateLimitLive: check(() => int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000), 1000),
+    rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),
+    workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 10, 1, 200), 10),
     logLevel,
     nodeEnv,
-    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
+    publicUrl: check(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined),
   };
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return config;
 }

@@ -13,24 +13,40 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
-/** Turns Ajv's JSON pointer into the field name a client sent, e.g. "attendee.email". */
+/** Turns Ajv's JSON pointer into the field name a client sent, e.g. "attendee.email" or "custom_fields[0].type". */
 function fieldOf(issue: AjvIssue): string {
-  const pointer = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+  const segments = issue.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
-  if (typeof extra === 'string') return pointer ? `${pointer}.${extra}` : extra;
-  return pointer;
+  if (typeof extra === 'string') segments.push(extra);
+  return segments.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+const CONTEXT: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', headers: 'header' };
+
+/** Ajv's wording for the keywords whose default message does not help a client. */
+function detailOf(first: AjvIssue, issues: AjvIssue[]): string {
+  if (first.keyword === 'required') return 'is required';
+  if (first.keyword === 'type' && first.instancePath === '' && !first.params.missingProperty) return `must be a JSON ${first.params.type}`;
+  if (first.keyword === 'additionalProperties') return 'is not allowed';
+  if (first.keyword === 'const' || first.keyword === 'enum') {
+    // An enum is a union of literals: every branch reports its constant at the same place.
+    const allowed = issues
+      .filter((i) => i.instancePath === first.instancePath && (i.keyword === 'const' || i.keyword === 'enum'))
+      .flatMap((i) => (i.keyword === 'const' ? [i.params.allowedValue] : ((i.params.allowedValues as unknown[]) ?? [])));
+    return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (first.keyword === 'pattern' && first.params.pattern === '^\\d{4}-\\d{2}-\\d{2}$') return 'must be a calendar date YYYY-MM-DD';
+  if (first.keyword === 'format' && first.params.format === 'date-time') return 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z';
+  if (first.keyword === 'format' && first.params.format === 'uuid') return 'must be a UUID';
+  return first.message ?? 'is invalid';
 }
 
 function validationMessage(issues: AjvIssue[], context: string | undefined): ValidationError {
   const first = issues[0];
   const field = fieldOf(first);
-  const where = context && context !== 'body' ? `${context} parameter` : 'field';
-  let detail: string;
-  if (first.keyword === 'required') detail = 'is required';
-  else if (first.keyword === 'additionalProperties') detail = 'is not allowed';
-  else detail = first.message ?? 'is invalid';
+  const where = context && context !== 'body' ? (CONTEXT[context] ?? `${context} parameter`) : 'field';
   const name = field || context || 'request';
-  return new ValidationError(`${where} "${name}" ${detail}`, name);
+  return new ValidationError(`${where} "${name}" ${detailOf(first, issues)}`, name);
 }
 
 /** Maps any thrown error to the spec's envelope; the only place that does so. */

@@ -11,6 +11,7 @@ import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
+import { installBodyParsers, installValidation } from './plugins/validation.ts';
 import type { RateLimitStore } from './rate-limit-store.ts';
 import { healthRoutes } from './routes/health.ts';
 import { apiRoutes } from './routes/index.ts';
@@ -41,9 +42,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     bodyLimit: BODY_LIMIT,
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  installValidation(app);
+  installBodyParsers(app);
   registerErrorHandling(app);
   installRequestId(app);
   installAuth(app, deps.db);

@@ -191,4 +191,21 @@ describe('booking-service CLI', () => {
       assert.match(lines[0], message);
     }
   });
+
+  it('reports every bad environment variable at once, one line each', async () => {
+    const result = await runCli(['serve'], { PORT: '70000', LOG_LEVEL: 'loud', RATE_LIMIT_TEST_PER_MINUTE: 'x' });
+    assert.notEqual(result.code, 0);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 3, result.stderr);
+    assert.match(result.stderr, /^PORT: must be between 0 and 65535, got 70000$/m);
+    assert.match(result.stderr, /^LOG_LEVEL: must be one of .*, got "loud"$/m);
+    assert.match(result.stderr, /^RATE_LIMIT_TEST_PER_MINUTE: expected a whole number/m);
+  });
+
+  it('an unknown command exits 2 naming it, with the usage on stderr', async () => {
+    const result = await runCli(['frobnicate'], {});
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown command "frobnicate"/);
+    assert.match(result.stderr, /seed FILE/);
+  });
 });

@@ -97,6 +97,39 @@ describe('request pipeline', () => {
     assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const max = 'y'.repeat(128);
     assert.equal((await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': max } })).headers.get('x-request-id'), max);
+    // Regression: a space is printable ASCII (0x20..0x7e) and is echoed; a non-ASCII byte is not.
+    const spaced = 'trace 42';
+    assert.equal((await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': spaced } })).headers.get('x-request-id'), spaced);
+    const latin = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': 'caf\u00e9' } });
+    assert.match(latin.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  it('HEAD on a keyed route passes the GET route\'s key and scope checks (regression: it skipped them and crashed)', async () => {
+    assert.equal((await t.request('HEAD', '/v1/event-types')).status, 401);
+    assert.equal((await t.request('HEAD', '/v1/calendars', { key: KEYS.publishableAnyOrigin })).status, 403);
+    assert.equal((await t.request('HEAD', '/v1/team/members', { key: KEYS.readOnly })).status, 403);
+    const ok = await t.request('HEAD', '/v1/event-types', { key: KEYS.secret });
+    assert.equal(ok.status, 200);
+    assert.ok(ok.headers.get('x-ratelimit-limit'));
+    assert.equal((await t.request('HEAD', '/event-types/et_intro_call', { key: KEYS.secret })).status, 200);
+  });
+
+  it('a non-Bearer Authorization header is 401 saying so; an empty key header counts as none', async () => {
+    const basic = await t.request('GET', '/v1/event-types', { headers: { authorization: 'Basic abc' } });
+    assertError(basic, 401, 'authentication_error', 'unauthorized');
+    assert.match(basic.body.error.message, /Bearer/);
+    const bare = await t.request('GET', '/v1/event-types', { headers: { authorization: KEYS.secret } });
+    assertError(bare, 401, 'authentication_error', 'unauthorized');
+    assert.equal((await t.request('GET', '/v1/event-types', { headers: { authorization: `bearer ${KEYS.secret}` } })).status, 200);
+    const empty = await t.request('GET', '/v1/event-types', { headers: { 'service-api-key': '' } });
+    assertError(empty, 401, 'authentication_error', 'unauthorized');
+    assert.match(empty.body.error.message, /missing/);
+  });
+
+  it('a plain OPTIONS without Origin is 204 with Allow, not a 403', async () => {
+    const res = await t.request('OPTIONS', '/v1/event-types');
+    assert.equal(res.status, 204);
+    assert.match(res.headers.get('allow') ?? '', /GET/);
   });
 
   it('unknown route is a 404 envelope', async () => {
@@ -144,6 +177,14 @@ describe('operations', () => {
     const ready = await t.request('GET', '/readyz');
     assert.equal(ready.status, 200);
     assert.equal(ready.body.status, 'ready');
+  });
+
+  it('healthz and readyz carry success: true and also answer under /v1', async () => {
+    for (const path of ['/healthz', '/readyz', '/v1/healthz', '/v1/readyz']) {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.body.success, true, path);
+    }
   });
 
   it('serves the API reference page from the package, no key', async () => {

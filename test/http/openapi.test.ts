@@ -34,4 +34,11 @@ describe('GET /v1/openapi.json', () => {
       .filter((route) => !documented.has(route));
     assert.deepEqual(missing, [], 'every route of the access table is implemented and documented');
   });
+
+  it('marks the keyless routes as needing no key (regression: health showed the global key requirement)', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    for (const path of ['/healthz', '/readyz', '/v1/freebusy/{userId}']) assert.deepEqual(doc.paths[path].get.security, [], path);
+    assert.ok(doc.paths['/v1/event-types'].get.security === undefined, 'keyed routes inherit the global requirement');
+    assert.ok(doc.paths['/v1/event-types'].post.responses['413'], 'bodies over 256 KB are documented');
+  });
 });

@@ -15,17 +15,22 @@ declare module 'fastify' {
   }
 }
 
+/** Returned for an Authorization header that is not "Bearer <key>", so the 401 can say so. */
+const MALFORMED = '';
+
 /** Where the key may be: Authorization: Bearer, Service-Api-Key, or the legacy X-API-Key. */
 export function extractKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
-  if (typeof authorization === 'string' && authorization.length > 0) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return m ? m[1] : '';
+  // A non-Bearer Authorization (Basic, a bare key) is refused, not passed over (README choices).
+  if (typeof authorization === 'string' && authorization.trim()) {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return bearer ? bearer[1] : MALFORMED;
   }
+  // An empty header counts as no key at all.
   const service = request.headers['service-api-key'];
-  if (typeof service === 'string') return service.trim();
+  if (typeof service === 'string' && service.trim()) return service.trim();
   const legacy = request.headers['x-api-key'];
-  if (typeof legacy === 'string') return legacy.trim();
+  if (typeof legacy === 'string' && legacy.trim()) return legacy.trim();
   return undefined;
 }
 
@@ -36,7 +41,8 @@ function routeAccess(request: FastifyRequest): Access | undefined {
   const url = request.routeOptions.url;
   if (url === undefined) return undefined; // unknown route: the 404 handler answers
   if (url === '/docs' || url.startsWith('/docs/')) return { kind: 'public' };
-  return accessFor(request.method, url);
+  // Fastify answers HEAD with the GET handler, so HEAD must pass the GET route's checks.
+  return accessFor(request.method === 'HEAD' ? 'GET' : request.method, url);
 }
 
 export function installAuth(app: FastifyInstance, db: Db): void {
@@ -62,7 +68,8 @@ export function installAuth(app: FastifyInstance, db: Db): void {
       reply.header('Access-Control-Allow-Origin', '*');
       return;
     }
-    if (raw === undefined || raw === '') throw new Unauthorized('missing API key: send Authorization: Bearer <key>');
+    if (raw === undefined) throw new Unauthorized('missing API key: send Authorization: Bearer <key>');
+    if (raw === MALFORMED) throw new Unauthorized('malformed Authorization header: expected "Bearer <key>"');
     const auth = await authenticate(db, raw);
     if (!auth) throw new Unauthorized('invalid API key');
     request.auth = auth;
@@ -84,10 +91,12 @@ export function installAuth(app: FastifyInstance, db: Db): void {
   // CORS preflight carries no key, so an origin is allowed when some key lists it.
   app.options('*', { schema: { hide: true } }, async (request, reply) => {
     const origin = request.headers.origin;
+    // A plain OPTIONS (no Origin, so not a CORS preflight) just lists the methods.
+    if (typeof origin !== 'string') return reply.code(204).header('Allow', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS').send();
     const path = request.url.split('?')[0];
     const open = /^(\/v1)?\/freebusy\//.test(path);
-    if (typeof origin !== 'string' || !(open || (await isOriginAllowedAnywhere(db, origin)))) {
-      return sendError(reply, new Forbidden(`origin "${origin ?? ''}" is not allowed`));
+    if (!(open || (await isOriginAllowedAnywhere(db, origin)))) {
+      return sendError(reply, new Forbidden(`origin "${origin}" is not allowed`));
     }
     return reply
       .code(204)

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
-const PRINTABLE = /^[\x21-\x7e]{1,128}$/;
+// Printable ASCII is 0x20..0x7e; HTTP already trims leading and trailing spaces.
+const PRINTABLE = /^[\x20-\x7e]{1,128}$/;
 
 /** A client's X-Request-Id is echoed when it is 1..128 printable ASCII characters. */
 export function requestIdFor(req: IncomingMessage): string {

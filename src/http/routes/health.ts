@@ -2,19 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../deps.ts';
 
-const Health = Type.Object({ status: Type.String() });
+// Successful bodies carry success: true like every other answer (api-spec intro).
+const Health = Type.Object({ success: Type.Boolean(), status: Type.String() });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  app.get('/healthz', { schema: { tags: ['operations'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
+  // Also under /v1 (hidden from the document) for clients that put every path under the base URL.
+  for (const prefix of ['', '/v1']) {
+    const hide = prefix !== '';
+    app.get(`${prefix}/healthz`, { schema: { hide, tags: ['operations'], security: [], response: { 200: Health } } }, async () => ({ success: true, status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['operations'], response: { 200: Health, 503: Health } } }, async (_req, reply) => {
-    try {
-      await deps.db.query('select 1');
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'database unreachable' });
-    }
-  });
+    app.get(`${prefix}/readyz`, { schema: { hide, tags: ['operations'], security: [], response: { 200: Health, 503: Health } } }, async (_req, reply) => {
+      try {
+        await deps.db.query('select 1');
+        return { success: true, status: 'ready' };
+      } catch {
+        return reply.code(503).send({ success: false, status: 'database unreachable' });
+      }
+    });
+  }
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
