@@ -39,6 +39,8 @@ describe('GET /v1/calendars', () => {
     assert.equal(google.lastSyncAt, '2026-11-20T08:00:00.000Z');
     assert.equal(google.supportsWebhooks, true);
     assert.doesNotMatch(res.text, /token|secret|password|credential/i);
+    // Regression: a freshly seeded row showed updatedAt a few ms before createdAt.
+    for (const c of res.body.calendars) assert.ok(c.updatedAt >= c.createdAt, `${c.id}: ${c.updatedAt} < ${c.createdAt}`);
   });
 
   it('filters by userId, teamId, provider and syncStatus (camelCase names)', async () => {
@@ -71,6 +73,11 @@ describe('GET /v1/calendars', () => {
       assert.equal(res.body.error.field, field);
     });
   }
+
+  it('an unknown enum value is 400 naming the allowed values (query parameter wording)', async () => {
+    const res = await get('/v1/calendars?provider=OUTLOOK');
+    assert.match(res.body.error.message, /^query parameter "provider" must be one of "GOOGLE", "MICROSOFT", "APPLE"$/);
+  });
 
   it('401 without a key; 403 for publishable keys and keys without calendars:read', async () => {
     assert.equal((await get('/v1/calendars', null)).status, 401);

@@ -118,7 +118,7 @@ describe('POST /v1/event-types', () => {
       ['host of another organization', { host_ids: [MEMBERS.otherOrg] }, 'host_ids'],
       ['host in another team', { host_ids: [MEMBERS.amara, MEMBERS.priya] }, 'host_ids'],
       ['empty host list', { host_ids: [] }, 'host_ids'],
-      ['unknown custom field type', { custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }, 'custom_fields.0.type'],
+      ['unknown custom field type', { custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }, 'custom_fields[0].type'],
       ['SELECT without options', { custom_fields: [{ key: 'a', label: 'A', type: 'SELECT' }] }, 'custom_fields.0.options'],
       ['duplicate custom field key', { custom_fields: [{ key: 'a', label: 'A', type: 'TEXT' }, { key: 'a', label: 'B', type: 'TEXT' }] }, 'custom_fields.1.key'],
     ];
@@ -173,7 +173,11 @@ describe('PATCH /v1/event-types/{id}', () => {
     await insertBooking(t.db.pool, { eventTypeId: created.id, memberIds: [MEMBERS.amara], start: '2026-12-01T10:00:00Z', minutes: 20 });
     const d = await patch(created.id, { duration: 25 });
     assert.equal(d.status, 200);
-    assert.match(d.body.warning, /original duration of 20 minutes/);
+    assert.match(d.body.warning, /1 future booking\(s\) keep their original duration; the new duration of 25 minutes/);
+    // Regression: a second change must not claim the bookings last the previous type duration (25).
+    const d2 = await patch(created.id, { duration: 30 });
+    assert.doesNotMatch(d2.body.warning, /25/);
+    assert.match(d2.body.warning, /new duration of 30 minutes/);
     const off = await patch(created.id, { is_active: false });
     assert.equal(off.status, 200);
     assert.match(off.body.warning, /active booking/);
@@ -204,6 +208,63 @@ describe('PATCH /v1/event-types/{id}', () => {
     assert.equal((await patch(created.id, { name: 'x' }, readOnlyWriteless)).status, 403);
     const globex = await t.request('GET', '/v1/event-types/et_globex_demo', { key: KEYS.other });
     assert.equal(globex.body.event_type.name, 'Globex demo', 'the other organization\'s type is untouched');
+  });
+});
+
+describe('JSON body types (regression: bodies were coerced like query strings)', () => {
+  it('refuses a wrongly typed value with 400 naming the field instead of converting it', async () => {
+    const created = (await post(minimal({ name: 'Strict types', description: 'kept' }))).body.event_type;
+    for (const [body, field] of [
+      [{ name: 123 }, 'name'],
+      [{ duration: '30' }, 'duration'],
+      [{ is_active: 'false' }, 'is_active'],
+      [{ requires_confirmation: 1 }, 'requires_confirmation'],
+      [{ host_ids: MEMBERS.amara }, 'host_ids'],
+    ] as [Record<string, unknown>, string][]) {
+      const res = await patch(created.id, body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.body.error.code, 'validation_error');
+      assert.equal(res.body.error.field, field);
+      assert.match(res.body.error.message, new RegExp(field));
+    }
+    const after = await t.request('GET', `/v1/event-types/${created.id}`, { key: KEYS.secret });
+    assert.equal(after.body.event_type.name, 'Strict types');
+    assert.equal(after.body.event_type.is_active, true);
+    assert.equal((await post(minimal({ duration: '20' }))).status, 400);
+  });
+
+  it('an empty body means no body: DELETE with Content-Type: application/json works, POST still needs one', async () => {
+    const created = (await post(minimal({ name: 'Bodyless delete' }))).body.event_type;
+    const res = await t.request('DELETE', `/v1/event-types/${created.id}`, { key: KEYS.secret, rawBody: '', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 200, res.text);
+    for (const type of ['application/json', 'text/plain']) {
+      const empty = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: '', headers: { 'content-type': type } });
+      assert.equal(empty.status, 400, type);
+      assert.equal(empty.body.error.code, 'validation_error');
+      assert.equal(empty.body.error.field, 'body');
+    }
+  });
+
+  it('null clears description instead of becoming an empty string', async () => {
+    const created = (await post(minimal({ name: 'Null clears', description: 'something' }))).body.event_type;
+    const res = await patch(created.id, { description: null });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.event_type.description, null);
+  });
+
+  it('an unknown enum value names the allowed ones; a text/plain body is 400', async () => {
+    const bad = await post(minimal({ scheduling_type: 'BOGUS' }));
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.field, 'scheduling_type');
+    assert.match(bad.body.error.message, /SOLO.*ROUND_ROBIN.*COLLECTIVE/);
+    // Array entries are named as sent, like the domain's own messages (host_ids[0]).
+    const entry = await post(minimal({ custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }));
+    assert.equal(entry.body.error.field, 'custom_fields[0].type');
+    assert.match(entry.body.error.message, /^field "custom_fields\[0\]\.type" must be one of "TEXT"/);
+    const text = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    assert.equal(text.status, 400);
+    assert.equal(text.body.error.type, 'invalid_request_error');
+    assert.match(text.body.error.message, /application\/json/);
   });
 });
 

@@ -87,6 +87,10 @@ export async function availabilityBody(
   if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
   const hostIds = type.active_host_ids;
   if (q.assigned_to_id !== undefined && !hostIds.includes(q.assigned_to_id.toLowerCase())) {
+    // decisions.md §3: a filter naming another organization's (or no) member matches nothing.
+    if (!(await members.findInOrganization(db, auth.organizationId, q.assigned_to_id.toLowerCase()))) {
+      return Buffer.from('{"success":true,"slots":[],"totalSlots":0}');
+    }
     throw new ValidationError(`query parameter "assignedToId": member "${q.assigned_to_id}" is not a host of this event type`, 'assignedToId');
   }
   const chosen = q.assigned_to_id === undefined || type.scheduling_type === 'COLLECTIVE' ? hostIds : [q.assigned_to_id.toLowerCase()];

@@ -96,7 +96,7 @@ export async function updateEventType(pool: Pool, organizationId: string, id: st
       if (durationChanged || disabling) {
         const counts = await eventTypes.activeBookings(tx, id, now);
         if (durationChanged && counts.future > 0) {
-          warnings.push(`${counts.future} future booking(s) keep their original duration of ${current.duration} minutes`);
+          warnings.push(`${counts.future} future booking(s) keep their original duration; the new duration of ${next.duration} minutes applies to new bookings only`);
         }
         if (disabling && counts.active > 0) {
           warnings.push(`the event type is disabled but ${counts.active} active booking(s) remain scheduled and are unaffected`);

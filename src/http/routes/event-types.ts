@@ -61,7 +61,7 @@ export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
         tags,
         summary: 'Create an event type',
         body: CreateEventTypeBody,
-        response: { 201: Type.Object({ success: Type.Literal(true), event_type: EventTypeDetail }), ...errors(400, 409) },
+        response: { 201: Type.Object({ success: Type.Literal(true), event_type: EventTypeDetail }), ...errors(400, 409, 413) },
       },
     },
     async (req, reply) => {
@@ -80,7 +80,7 @@ export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
         body: UpdateEventTypeBody,
         response: {
           200: Type.Object({ success: Type.Literal(true), event_type: EventTypeDetail, warning: Nullable(Type.String()) }),
-          ...errors(400, 404, 409),
+          ...errors(400, 404, 409, 413),
         },
       },
     },
