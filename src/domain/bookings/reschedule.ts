@@ -35,6 +35,11 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
   const current = await bookings.findById(deps.db, caller.organizationId, caller.mode, id);
   if (!current) throw new NotFound(`booking "${id}" not found`);
   requireTransition('reschedule', current.status);
+  // Its own time is not a free slot GET /availability would list (the booking holds it);
+  // "moving" there would only cancel and recreate the same meeting.
+  if (current.start_time.getTime() === start.getTime()) {
+    throw new Conflict(`field "start_time": the booking already starts at ${start.toISOString()}`);
+  }
   const type = await bookings.eventTypeOf(deps.db, current);
   if (!type || !type.is_active || type.deleted_at) throw new Conflict('the booking\'s event type is no longer bookable');
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import { cancelBooking, completeBooking, confirmBooking, markNoShow } from '../../domain/bookings/change.ts';
-import type { Caller } from '../../domain/bookings/create.ts';
+import type { Caller, CreateInput } from '../../domain/bookings/create.ts';
 import { createBooking } from '../../domain/bookings/create.ts';
 import { bookingJson } from '../../domain/bookings/present.ts';
 import { getBooking, getBookingByExternalId, listBookings } from '../../domain/bookings/read.ts';
@@ -18,15 +19,30 @@ const AttendeeIn = Type.Object({
   timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
 });
 
+// Optional fields sent as null count as not sent.
 const CreateBody = Type.Object({
   event_type_id: Type.String({ minLength: 1, maxLength: 255 }),
   requested_time: DateTime,
   attendee: AttendeeIn,
-  custom_fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'flat: at most 50 keys of 1..40 characters; values string (≤ 500), number, boolean or null' })),
-  assign_to: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  custom_fields: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  metadata: Type.Optional(
+    Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'flat: at most 50 keys of 1..40 characters; values string (≤ 500), number, boolean or null' })),
+  ),
+  assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+  external_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
 });
+
+/** The create body with nulls of optional fields dropped (they mean "not sent"). */
+function withoutNulls(body: Static<typeof CreateBody>): CreateInput {
+  const { custom_fields, metadata, assign_to, external_id, ...rest } = body;
+  return {
+    ...rest,
+    ...(custom_fields != null && { custom_fields }),
+    ...(metadata != null && { metadata }),
+    ...(assign_to != null && { assign_to }),
+    ...(external_id != null && { external_id }),
+  };
+}
 
 const ListQuery = Type.Object({
   status: Type.Optional(BookingStatus),
@@ -63,7 +79,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         response: { 201: BookingEnvelope, 200: { ...BookingEnvelope, description: 'idempotent replay' }, ...errors(400, 409, 413, 422) },
       },
     },
-    async (req, reply) => reply.code(201).send(envelope(await createBooking(deps, caller(req.auth), req.body))),
+    async (req, reply) => reply.code(201).send(envelope(await createBooking(deps, caller(req.auth), withoutNulls(req.body)))),
   );
 
   app.get(
