@@ -24,7 +24,19 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     pgPool: deps.db,
     concurrency: deps.config.workerConcurrency,
     noHandleSignals: true,
+    // New jobs arrive through LISTEN/NOTIFY within milliseconds; polling only backs that up.
     pollInterval: 2000,
+    preset: {
+      worker: {
+        // Under load (4 jobs per booking create) one query fetches and locks a batch of jobs
+        // instead of each of the `concurrency` slots racing for one job per query, and
+        // completions made in the same tick are deleted together. A crash loses nothing: a
+        // locked job that was not completed runs again after the lock timeout, exactly as a
+        // job that finished just before its completion query always could.
+        localQueue: { size: deps.config.workerConcurrency * 2 },
+        completeJobBatchDelay: 0,
+      },
+    },
     taskList: buildTaskList(deps),
     parsedCronItems: parseCrontab(CRONTAB),
     logger: queueLogger(deps),

@@ -19,15 +19,16 @@ export function lockMember(tx: Tx, memberId: string): Promise<HoldMember | undef
   );
 }
 
-/** Active holds of the member (in this mode) whose booking starts in [from, to). */
-export async function countActiveStarting(tx: Tx, memberId: string, mode: string, from: Date, to: Date): Promise<number> {
-  const row = await one<{ n: number }>(
+/**
+ * lockMember without waiting: undefined when another transaction holds the member's lock (or
+ * the member is inactive; the caller tells the two apart by waiting later).
+ */
+export function tryLockMember(tx: Tx, memberId: string): Promise<HoldMember | undefined> {
+  return one<HoldMember>(
     tx,
-    `select count(*) as n from booking_members
-      where member_id = $1 and mode = $2 and active and start_time >= $3 and start_time < $4`,
-    [memberId, mode, from, to],
+    'select id, timezone, max_bookings_per_day from members where id = $1 and is_active for no key update skip locked',
+    [memberId],
   );
-  return row?.n ?? 0;
 }
 
 export interface NewHold {
@@ -40,14 +41,23 @@ export interface NewHold {
   blockedTo: Date;
 }
 
-/** Fails with SQLSTATE 23P01 when the member already holds an overlapping active booking. */
-export async function insertHold(tx: Tx, h: NewHold): Promise<void> {
-  await exec(
+/**
+ * Inserts the hold unless the member already has `cap` active holds (this mode) starting in
+ * [dayFrom, dayTo): true when inserted. Count and insert are one statement (one round trip);
+ * the caller holds the member's row lock, taken by an earlier statement, so this statement's
+ * snapshot already sees every hold committed by the lock's previous owner. Fails with SQLSTATE
+ * 23P01 when the member already holds an overlapping active booking.
+ */
+export async function insertHoldWithinCap(tx: Tx, h: NewHold, dayFrom: Date, dayTo: Date, cap: number): Promise<boolean> {
+  const inserted = await exec(
     tx,
     `insert into booking_members (booking_id, member_id, mode, start_time, during)
-     values ($1, $2, $3, $4, tstzrange($5, $6, '[)'))`,
-    [h.bookingId, h.memberId, h.mode, h.start, h.blockedFrom, h.blockedTo],
+     select $1, $2, $3, $4, tstzrange($5, $6, '[)')
+      where (select count(*) from booking_members
+              where member_id = $2 and mode = $3 and active and start_time >= $7 and start_time < $8) < $9`,
+    [h.bookingId, h.memberId, h.mode, h.start, h.blockedFrom, h.blockedTo, dayFrom, dayTo, cap],
   );
+  return inserted === 1;
 }
 
 /** A booking that ends (cancelled, completed, no-show, rescheduled away) frees its members. */
@@ -74,14 +84,19 @@ export interface RoutingStats {
 /**
  * For round-robin: each member's bookings (held, or closed as completed / no-show) starting in
  * [from, to), and when the member was last given a booking.
+ *
+ * One range scan per member. A hold is active exactly while its booking is (cancel, complete,
+ * no-show and reschedule release it in the same transaction), so an active hold counts
+ * without a look at its booking; only a released one is looked up to leave out a cancelled
+ * booking. (Joining every hold to its booking cost up to 40 ms per create at 4,000 bookings.)
  */
 export function routingStats(db: Db, memberIds: readonly string[], mode: string, from: Date, to: Date): Promise<RoutingStats[]> {
   return rows<RoutingStats>(
     db,
     `select m.id as member_id,
-            (select count(*) from booking_members bm join bookings b on b.id = bm.booking_id
-              where bm.member_id = m.id and bm.mode = $2 and bm.start_time >= $3 and bm.start_time < $4
-                and b.status <> 'CANCELLED') as booked,
+            (select count(*) filter (where bm.active or (select b.status from bookings b where b.id = bm.booking_id) <> 'CANCELLED')
+               from booking_members bm
+              where bm.member_id = m.id and bm.mode = $2 and bm.start_time >= $3 and bm.start_time < $4) as booked,
             (select max(bm.created_at) from booking_members bm where bm.member_id = m.id and bm.mode = $2) as last_booked_at
        from unnest($1::uuid[]) as m(id)`,
     [memberIds, mode, from, to],

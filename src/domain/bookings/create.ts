@@ -36,6 +36,12 @@ export interface CreateInput {
 }
 
 export const ROUTE_JOB = 'route-booking';
+/**
+ * graphile-worker runs lower numbers first. Routing has a latency promise (DRAFT → SCHEDULED
+ * within a second, decisions.md §4) and each booking also queues webhook fan-out (0) and
+ * mail (10): under load routing goes first instead of queueing behind them.
+ */
+const ROUTE_PRIORITY = -10;
 
 /**
  * POST /bookings. Capacity is decided here (decisions.md §4): inside the transaction the
@@ -102,12 +108,12 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         if (!(await holdAll(tx, candidates, request))) throw new Conflict('the slot is no longer available: a host was just booked');
         taken = candidates;
       } else {
-        const member = await holdFirstFree(tx, candidates, request);
+        const member = await holdFirstFree(tx, candidates, request, { skipBusy: true });
         if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
         taken = [member];
       }
       await recordEvent(tx, { organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(row), at: now });
-      await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25 });
+      await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25, priority: ROUTE_PRIORITY });
       return { booking: row, held: taken };
     }),
   );

@@ -18,44 +18,67 @@ function localDay(start: Date, timezone: string): { from: Date; to: Date } {
   return { from: day.toJSDate(), to: day.plus({ days: 1 }).toJSDate() };
 }
 
+/** held: the hold is written; refused: inactive, at the cap or overlapping; busy: locked by another transaction (only when not waiting). */
+export type HoldOutcome = 'held' | 'refused' | 'busy';
+
 /**
- * Takes one member's time for the booking inside a SAVEPOINT: false (and nothing written) when
- * the member is inactive, at the per-day cap, or already holds an overlapping active booking.
- * The member row lock makes the cap count exact under concurrency; the exclusion constraint
- * makes overlaps impossible whatever any other code path does.
+ * Takes one member's time for the booking inside a SAVEPOINT: 'refused' (and nothing written)
+ * when the member is inactive, at the per-day cap, or already holds an overlapping active
+ * booking. The member row lock makes the cap count exact under concurrency; the exclusion
+ * constraint makes overlaps impossible whatever any other code path does. With wait = false
+ * a member whose lock another transaction holds is 'busy' at once instead of waited for.
  */
-export async function tryHold(tx: Tx, memberId: string, r: HoldRequest): Promise<boolean> {
+export async function tryHold(tx: Tx, memberId: string, r: HoldRequest, wait = true): Promise<HoldOutcome> {
   await tx.query('savepoint hold');
   try {
-    const member = await holds.lockMember(tx, memberId);
-    if (member) {
-      const day = localDay(r.start, member.timezone);
-      const booked = await holds.countActiveStarting(tx, memberId, r.mode, day.from, day.to);
-      if (booked < member.max_bookings_per_day) {
-        await holds.insertHold(tx, {
-          bookingId: r.bookingId,
-          memberId,
-          mode: r.mode,
-          start: r.start,
-          blockedFrom: new Date(r.start.getTime() - r.bufferBefore * 60_000),
-          blockedTo: new Date(r.end.getTime() + r.bufferAfter * 60_000),
-        });
-        await tx.query('release savepoint hold');
-        return true;
-      }
-    }
+    const member = wait ? await holds.lockMember(tx, memberId) : await holds.tryLockMember(tx, memberId);
+    // Nothing was locked or written: no need to roll back (the savepoint is harmless).
+    if (!member) return wait ? 'refused' : 'busy';
+    const day = localDay(r.start, member.timezone);
+    const hold = {
+      bookingId: r.bookingId,
+      memberId,
+      mode: r.mode,
+      start: r.start,
+      blockedFrom: new Date(r.start.getTime() - r.bufferBefore * 60_000),
+      blockedTo: new Date(r.end.getTime() + r.bufferAfter * 60_000),
+    };
+    // On success the savepoint is left open rather than released: it commits with the
+    // transaction all the same, and the release would cost a round trip.
+    if (await holds.insertHoldWithinCap(tx, hold, day.from, day.to, member.max_bookings_per_day)) return 'held';
   } catch (err) {
     if (!isOverlap(err)) throw err;
   }
   // Rolling back also drops the member row lock, so at most one candidate is locked at a time.
   await tx.query('rollback to savepoint hold');
-  return false;
+  return 'refused';
 }
 
-/** SOLO / ROUND_ROBIN: the first candidate, in routing order, that can take the booking. */
-export async function holdFirstFree(tx: Tx, candidates: readonly string[], r: HoldRequest): Promise<string | undefined> {
+/**
+ * SOLO / ROUND_ROBIN: the first candidate, in routing order, that can take the booking.
+ *
+ * skipBusy (create): concurrent creates compute the same routing order, so waiting for the
+ * first candidate's lock would make them queue behind one another. Instead a first pass tries
+ * each candidate without waiting and skips those another transaction is holding (that member
+ * is being booked right now, so it is no longer the one with the fewest bookings anyway); a
+ * second pass then waits, in order, for every candidate skipped. So a candidate is only ever
+ * given up after it was examined under its lock: a request is never refused while some
+ * candidate could take it, and the capacity guarantees stay what they were.
+ */
+export async function holdFirstFree(
+  tx: Tx,
+  candidates: readonly string[],
+  r: HoldRequest,
+  opts: { skipBusy?: boolean } = {},
+): Promise<string | undefined> {
+  const busy: string[] = [];
   for (const id of candidates) {
-    if (await tryHold(tx, id, r)) return id;
+    const outcome = await tryHold(tx, id, r, !opts.skipBusy);
+    if (outcome === 'held') return id;
+    if (outcome === 'busy') busy.push(id);
+  }
+  for (const id of busy) {
+    if ((await tryHold(tx, id, r)) === 'held') return id;
   }
   return undefined;
 }
@@ -66,7 +89,7 @@ export async function holdFirstFree(tx: Tx, candidates: readonly string[], r: Ho
  */
 export async function holdAll(tx: Tx, hostIds: readonly string[], r: HoldRequest): Promise<boolean> {
   for (const id of [...hostIds].sort()) {
-    if (!(await tryHold(tx, id, r))) return false;
+    if ((await tryHold(tx, id, r)) !== 'held') return false;
   }
   return true;
 }

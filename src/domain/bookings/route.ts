@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
-import * as holds from '../../db/queries/booking-members.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { hostsOf } from '../availability/find-slots.ts';
@@ -31,17 +30,22 @@ export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<
   const outcome = await transaction(deps.db, async (tx) => {
     const booking = await bookings.lockForRouting(tx, bookingId);
     if (!booking || decide('route', booking.status).kind !== 'apply') return { kind: 'skipped' as const, members: [] };
-    const held = await holds.activeMembersOf(tx, bookingId);
-    const type = await bookings.eventTypeOf(tx, booking);
-    if (held.length === 0 || !type) return { kind: 'no_holds' as const, members: [] };
-    const ordered = inHostOrder(held, await hostsOf(tx, type));
+    const held = booking.held_ids;
+    if (held.length === 0) return { kind: 'no_holds' as const, members: [] };
+    // One held member (SOLO, ROUND_ROBIN) needs no host order: loading the hosts is for COLLECTIVE.
+    let ordered = held;
+    if (held.length > 1) {
+      const type = await bookings.eventTypeOf(tx, booking);
+      if (!type) return { kind: 'no_holds' as const, members: [] };
+      ordered = inHostOrder(held, await hostsOf(tx, type));
+    }
     const row = await bookings.applyStatus(tx, bookingId, {
-      status: routedStatus(type.requires_confirmation),
+      status: routedStatus(booking.requires_confirmation),
       assignedToId: ordered[0],
       hostIds: ordered,
     });
     await emit(tx, row, 'ASSIGNMENT_CHANGED', now);
-    await enqueueBookingEmail(tx, { bookingId, kind: type.requires_confirmation ? 'confirmation_request' : 'scheduled' });
+    await enqueueBookingEmail(tx, { bookingId, kind: booking.requires_confirmation ? 'confirmation_request' : 'scheduled' });
     return { kind: 'routed' as const, members: ordered };
   });
   if (outcome.kind === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');

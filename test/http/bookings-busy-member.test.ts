@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PoolClient } from 'pg';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { MEMBERS } from '../helpers/fixtures.ts';
+import { NOW, activeHolds, create, introBody } from './bookings-helpers.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp({ now: NOW });
+});
+after(async () => {
+  await t.close();
+});
+
+/** Another transaction holding members' row locks, as a concurrent create of theirs does. */
+async function lockMembers(ids: string[]): Promise<PoolClient> {
+  const c = await t.db.pool.connect();
+  await c.query('begin');
+  await c.query('select id from members where id = any($1::uuid[]) for no key update', [ids]);
+  return c;
+}
+
+async function unlock(c: PoolClient): Promise<void> {
+  await c.query('rollback');
+  c.release();
+}
+
+// et_intro_call is ROUND_ROBIN over Amara and Jonas.
+describe('ROUND_ROBIN create while a member is being booked', () => {
+  it('skips a member another transaction holds and takes the next one, without waiting', async () => {
+    for (const [busy, free, slot] of [
+      [MEMBERS.amara, MEMBERS.jonas, '2026-12-02T10:00:00Z'],
+      [MEMBERS.jonas, MEMBERS.amara, '2026-12-03T10:00:00Z'],
+    ]) {
+      const c = await lockMembers([busy]);
+      try {
+        const r = await create(t, introBody(slot));
+        assert.equal(r.status, 201, r.text);
+        assert.deepEqual(await activeHolds(t, r.body.booking.id), [free]);
+      } finally {
+        await unlock(c);
+      }
+    }
+  });
+
+  it('waits when every candidate is busy, and is not refused once one frees up', async () => {
+    const c = await lockMembers([MEMBERS.amara, MEMBERS.jonas]);
+    let settled = false;
+    const pending = create(t, introBody('2026-12-04T10:00:00Z')).finally(() => {
+      settled = true;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(settled, false, 'the create waits for a member lock instead of answering 409');
+    } finally {
+      await unlock(c);
+    }
+    const r = await pending;
+    assert.equal(r.status, 201, r.text);
+    assert.equal((await activeHolds(t, r.body.booking.id)).length, 1);
+  });
+});
