@@ -119,6 +119,12 @@ await waitForAll();
 const lat = [...committed].map(([id, at]) => arrived.get(id)! - at).sort((a, b) => a - b);
 rows.push(['commit → first attempt', `${LATENCY_SAMPLES} events`, `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms`, `max ${lat[lat.length - 1]!.toFixed(1)} ms`]);
 
+// the last success records are written just after the receiver answered
+for (let i = 0; i < 100; i++) {
+  const pending = await db.pool.query(`select count(*)::int as n from webhook_deliveries where status = 'pending'`);
+  if (pending.rows[0].n === 0) break;
+  await sleep(50);
+}
 const delivered = await db.pool.query(`select status, count(*)::int as n from webhook_deliveries group by status order by status`);
 worker.kill('SIGTERM');
 await new Promise((r) => worker.once('exit', r));

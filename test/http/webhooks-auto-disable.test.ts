@@ -34,6 +34,7 @@ describe('auto-disable', () => {
       return w.is_active === false && w;
     }, 15_000, 'the webhook disabled');
     assert.match(disabled.failure_reason, /10 consecutive failed delivery attempts; last error: HTTP 500: boom/);
+    assert.ok(disabled.updated_at > hook.updated_at, 'auto-disable is a change: updated_at moves');
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(rx.on('/down').length, 10, 'the eleventh and twelfth attempts are never made');
     const s = await stats(hook.id);

@@ -63,6 +63,13 @@ describe('POST /webhooks', () => {
       [{ url: 'https://user:pass@example.com/hook' }, 'url'],
       [{ url: `https://example.com/${'a'.repeat(2100)}` }, 'url'],
       [{ description: 'x'.repeat(501) }, 'description'],
+      // JSON has real types: nothing is coerced (the server's Ajv would turn 5 into "5").
+      [{ description: 5 }, 'description'],
+      [{ description: true }, 'description'],
+      [{ description: ['x'] }, 'description'],
+      [{ url: 5 }, 'url'],
+      [{ events: 'BOOKING_CREATED' }, 'events'],
+      [{ events: [5] }, 'events'],
     ];
     for (const [body, field] of cases) {
       const res = await create(body);
@@ -128,11 +135,14 @@ describe('reading, updating and deleting', () => {
     assert.equal(res.body.webhook.description, null);
     assert.equal(res.body.webhook.secret, undefined);
 
-    for (const [body, field] of [[{ url: 'http://127.0.0.1/x' }, 'url'], [{ url: 'https://a:b@127.0.0.1/' }, 'url'], [{ events: [] }, 'events'], [{ events: ['NOPE'] }, 'events'], [{ is_active: 'maybe' }, 'is_active']] as const) {
+    for (const [body, field] of [[{ url: 'http://127.0.0.1/x' }, 'url'], [{ url: 'https://a:b@127.0.0.1/' }, 'url'], [{ events: [] }, 'events'], [{ events: ['NOPE'] }, 'events'], [{ is_active: 'maybe' }, 'is_active'],
+      [{ is_active: 1 }, 'is_active'], [{ description: 7 }, 'description'], [{}, 'body'], [{ colour: 'red' }, 'body']] as const) {
       const bad = await t.request('PATCH', `/v1/webhooks/${w.id}`, { key: KEYS.secret, body });
       assert.equal(bad.status, 400, bad.text);
       assert.equal(bad.body.error.field, field);
+      assert.match(bad.body.error.field, /^(url|events|description|is_active|body)$/);
     }
+    assert.equal((await t.request('GET', `/v1/webhooks/${w.id}`, { key: KEYS.secret })).body.webhook.description, null, 'refused PATCHes changed nothing');
 
     // as auto-disable leaves it
     await t.db.pool.query(`update webhooks set is_active = false, failure_reason = 'disabled after 10 consecutive failed delivery attempts', consecutive_failures = 10 where id = $1`, [w.id]);

@@ -37,39 +37,53 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
 }
 
+/** A message whose first attempt the fan-out opened, with what sending it needs. */
+export interface OpenedFirstAttempt {
+  message: MessageRow;
+  target: DeliveryTarget;
+  deliveryId: string;
+}
+
 /**
- * The fan-out of one outbox event in one statement: a message per matching active subscription
- * of the event's organization and mode (`everyActive` types ignore the events list), each with
- * the job of its first attempt (graphile-worker's add_job, the function src/jobs/queue.ts calls),
- * keyed by the message. Message ids are `idBase` (random per call) + the subscriber's number in
- * two hex digits. A second run for the same event adds nothing. Returns the number of messages made.
+ * The fan-out of one outbox event in one statement (one round trip, atomic): a message per
+ * matching active subscription of the event's organization and mode (`everyActive` types
+ * ignore the events list), each with its first attempt already opened (a committed `pending`
+ * record, so a worker that dies before or during the send leaves a trace the sweeper acts on).
+ * The caller sends those attempts at once, in the same job, so the common case costs no second
+ * job. Message ids are `idBase` (random per call) + the subscriber's number in two hex digits;
+ * delivery ids are `deliveryIdBase` + the same two digits. A second run for the same event adds
+ * nothing and returns nothing.
  */
-export async function fanOutEvent(db: Db, eventId: string, idBase: string, everyActive: readonly string[], jobKeyPrefix: string): Promise<number> {
-  const row = await prepared<{ queued: number }>(
-    db,
-    'webhook_fan_out',
-    `with e as (
+export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedFirstAttempt[]> {
+  const result = await db.query<MessageRow & { delivery_id: string; w_url: string; w_secret: string }>({
+    name: 'webhook_fan_out_open',
+    text: `with e as (
        select * from booking_events where id = $1
      ), subs as (
-       select w.id, row_number() over (order by w.id) as n
+       select w.id, w.url, w.secret_encrypted, lpad(to_hex((row_number() over (order by w.id))::int), 2, '0') as n
        from webhooks w join e on w.organization_id = e.organization_id and w.mode = e.mode
-       where w.is_active and (e.type = any($3::text[]) or e.type = any(w.events))
+       where w.is_active and (e.type = any($4::text[]) or e.type = any(w.events))
      ), ins as (
        insert into webhook_messages (id, webhook_id, event_id, event_type, is_test, body)
-       select $2 || lpad(to_hex(subs.n::int), 2, '0'), subs.id, e.id, e.type, false,
+       select $2 || subs.n, subs.id, e.id, e.type, false,
               json_build_object('event', e.type, 'timestamp', e.payload->>'timestamp', 'webhook_id', subs.id, 'data', e.payload->'data')::text
        from subs cross join e
        on conflict (event_id, webhook_id) do nothing
-       returning id
-     ), jobs as (
-       select graphile_worker.add_job('deliver-webhook', json_build_object('messageId', ins.id, 'position', 1),
-                                      job_key => $4 || ins.id, max_attempts => 25)
-       from ins
+       returning *
+     ), d as (
+       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status)
+       select $3 || right(ins.id, 2), ins.id, ins.webhook_id, ins.event_id, ins.event_type, 1, 'pending' from ins
+       returning id, message_id
      )
-     select count(*)::int as queued from jobs`,
-    [eventId, idBase, everyActive, jobKeyPrefix],
-  );
-  return row?.queued ?? 0;
+     select ins.*, d.id as delivery_id, subs.url as w_url, subs.secret_encrypted as w_secret
+     from ins join d on d.message_id = ins.id join subs on subs.id = ins.webhook_id`,
+    values: [eventId, idBase, deliveryIdBase, everyActive],
+  });
+  return result.rows.map(({ delivery_id, w_url, w_secret, ...message }) => ({
+    message,
+    target: { id: message.webhook_id, url: w_url, is_active: true, secret_encrypted: w_secret },
+    deliveryId: delivery_id,
+  }));
 }
 
 /** Inserts the messages not yet there (a re-run fan-out adds nothing); returns those inserted. */
@@ -151,29 +165,44 @@ export async function abandonMessage(db: Db, messageId: string, position: number
   await exec(db, `update webhook_messages set status = 'failed' where id = $1 and status = 'pending' and next_position = $2`, [messageId, position]);
 }
 
+export interface SuccessRecord {
+  deliveryId: string;
+  messageId: string;
+  position: number;
+  webhookId: string;
+  isTest: boolean;
+  responseStatus: number;
+  durationMs: number;
+}
+
 /**
- * The hot path of a successful attempt in one statement (so one round trip, atomic on its own):
- * the record, the message (only if this job still owns its current position) and the failure
- * streak (not for test events). Returns false when the message had moved on, in which case
- * only the record was written.
+ * The hot path of successful attempts, any number in one statement (one round trip, atomic):
+ * each record, its message (only if that attempt's job still owns the message's current
+ * position) and its webhook's failure streak (not for test events). Returns, in input order,
+ * whether each attempt owned its message (false: it had moved on, so only the record was written).
  */
-export async function recordSuccess(db: Db, a: { deliveryId: string; messageId: string; position: number; webhookId: string; isTest: boolean; responseStatus: number; durationMs: number }): Promise<boolean> {
-  const result = await prepared<{ owned: boolean }>(
-    db,
-    'webhook_record_success',
-    `with m as (
-       update webhook_messages set status = 'succeeded' where id = $2 and status = 'pending' and next_position = $3 returning id
+export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boolean[]> {
+  const result = await db.query<{ owned: boolean }>({
+    name: 'webhook_record_successes',
+    text: `with i as (
+       select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::boolean[], $6::int[], $7::int[])
+         with ordinality as t(delivery_id, message_id, position, webhook_id, is_test, response_status, duration_ms, n)
+     ), m as (
+       update webhook_messages wm set status = 'succeeded' from i
+       where wm.id = i.message_id and wm.status = 'pending' and wm.next_position = i.position returning wm.id
      ), d as (
-       update webhook_deliveries set status = 'succeeded', response_status = $5, duration_ms = $6, error = null, next_attempt_at = null
-       where id = $1 returning id
+       update webhook_deliveries wd set status = 'succeeded', response_status = i.response_status, duration_ms = i.duration_ms, error = null, next_attempt_at = null
+       from i where wd.id = i.delivery_id returning wd.id
      ), w as (
        update webhooks set consecutive_failures = 0
-       where id = $4 and consecutive_failures <> 0 and not $7::boolean and exists (select 1 from m) returning id
+       where consecutive_failures <> 0 and id in (select i.webhook_id from i join m on m.id = i.message_id where not i.is_test) returning id
      )
-     select exists (select 1 from m) as owned, (select count(*) from d) as d, (select count(*) from w) as w`,
-    [a.deliveryId, a.messageId, a.position, a.webhookId, a.responseStatus, a.durationMs, a.isTest],
-  );
-  return result?.owned ?? false;
+     select exists (select 1 from m where m.id = i.message_id) as owned, (select count(*) from d) as d, (select count(*) from w) as w
+     from i order by i.n`,
+    values: [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
+      a.map((r) => r.isTest), a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
+  });
+  return result.rows.map((r) => r.owned);
 }
 
 export async function finishAttempt(tx: Tx, id: string, r: Pick<DeliveryRow, 'status' | 'response_status' | 'duration_ms' | 'error' | 'next_attempt_at'>): Promise<void> {

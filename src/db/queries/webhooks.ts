@@ -105,7 +105,8 @@ export async function recordAttemptFailure(tx: Tx, id: string, limit: number, re
     tx,
     `update webhooks set consecutive_failures = consecutive_failures + 1,
        is_active = case when is_active and consecutive_failures + 1 >= $2 then false else is_active end,
-       failure_reason = case when is_active and consecutive_failures + 1 >= $2 then $3 else failure_reason end
+       failure_reason = case when is_active and consecutive_failures + 1 >= $2 then $3 else failure_reason end,
+       updated_at = case when is_active and consecutive_failures + 1 >= $2 then now() else updated_at end
      where id = $1 returning is_active`,
     [id, limit, reason],
   );

@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
@@ -9,7 +8,9 @@ import { addJob } from '../../jobs/queue.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
 import { deliveryJobKey, newDeliveryId } from './ids.ts';
 import { nextAttemptAt } from './schedule.ts';
-import { decryptSecret } from './secrets.ts';
+import { signingKey } from './secrets.ts';
+import { recordSuccess } from './success-batch.ts';
+import { sign } from './signature.ts';
 
 /** Failed attempts in a row (across events) that disable a webhook. */
 export const AUTO_DISABLE_AFTER = 10;
@@ -28,7 +29,7 @@ export interface DeliverPayload {
   position: number;
 }
 
-interface Started {
+export interface Started {
   message: MessageRow;
   target: DeliveryTarget;
   deliveryId: string;
@@ -88,13 +89,19 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Start
  */
 export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Promise<void> {
   const started = await openAttempt(deps, p);
-  if (!started) return;
+  if (started) await sendOpenedAttempt(deps, p.position, started);
+}
+
+/**
+ * Sends an attempt whose `pending` record is committed (by openAttempt, or by the fan-out for
+ * first attempts) and records its outcome.
+ */
+export async function sendOpenedAttempt(deps: DeliverDeps, position: number, started: Started): Promise<void> {
   const { message, target } = started;
   const at = deps.now();
   let outcome: AttemptOutcome;
   try {
-    const secret = decryptSecret(target.secret_encrypted, deps.config.webhookSecretKey);
-    const signature = new Webhook(secret).sign(message.id, at, message.body);
+    const signature = sign(signingKey(target.secret_encrypted, deps.config.webhookSecretKey), message.id, at, message.body);
     outcome = await deps.client.send({
       url: target.url,
       body: message.body,
@@ -104,9 +111,10 @@ export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Prom
     // e.g. WEBHOOK_SECRET_KEY changed since the secret was stored: a failed attempt, not a crash loop.
     outcome = { ok: false, responseStatus: null, durationMs: 0, error: `not sent: ${(err as Error).message}` };
   }
+  const p = { messageId: message.id, position };
   if (!outcome.ok) return closeFailedAttempt(deps, p, started, outcome);
-  await deliveries.recordSuccess(deps.db, {
-    deliveryId: started.deliveryId, messageId: message.id, position: p.position, webhookId: target.id, isTest: message.is_test,
+  await recordSuccess(deps.db, {
+    deliveryId: started.deliveryId, messageId: message.id, position, webhookId: target.id, isTest: message.is_test,
     responseStatus: outcome.responseStatus ?? 200, durationMs: outcome.durationMs,
   });
 }

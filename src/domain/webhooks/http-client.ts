@@ -83,6 +83,10 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   async function send(req: AttemptRequest): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    // A timer cleared when the attempt ends (AbortSignal.timeout would stay armed for the full
+    // 5 s after every attempt and build an abort error each time it fired).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
     try {
       // The stored URL passed these rules when saved; they are checked again because the
       // resolution (and, for a literal address, the rules themselves) may differ now.
@@ -101,7 +105,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         dispatcher: agent,
         headers: { 'content-type': 'application/json', 'user-agent': 'booking-service-webhooks/1', ...req.headers },
         body: req.body,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: abort.signal,
       });
       const text = await readCapped(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -112,6 +116,8 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     } catch (err) {
       const message = (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
       return { ok: false, responseStatus: null, durationMs: elapsed(), error: message };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

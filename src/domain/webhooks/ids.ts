@@ -9,6 +9,8 @@ export const newMessageId = () => id('msg');
 export const newMessageIdBase = () => `msg_${randomBytes(11).toString('hex')}`;
 export const MESSAGE_JOB_KEY_PREFIX = 'webhook-message:';
 export const newDeliveryId = () => id('whd');
+/** The base of one fan-out's first-attempt record ids: 22 random hex digits; each message adds two. */
+export const newDeliveryIdBase = () => `whd_${randomBytes(11).toString('hex')}`;
 export const newTestEventId = () => id('evt_test');
 
 /** The one queued job of a message (its next attempt, or the watchdog of a running one). */

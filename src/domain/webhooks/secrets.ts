@@ -1,4 +1,6 @@
+import type { KeyObject } from 'node:crypto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { secretKeyOf } from './signature.ts';
 
 /** A new signing secret in the Standard Webhooks form: whsec_ + base64 of 32 random bytes. */
 export function newWebhookSecret(): string {
@@ -25,6 +27,25 @@ export function decryptSecret(stored: string, key: Buffer): string {
   const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+// Decrypted signing keys by stored ciphertext, per storage key: an attempt signs with the
+// secret stored now (a rotation stores a new ciphertext, so it misses), without an AES-GCM
+// decryption per attempt. Bounded: cleared when full.
+const keyCache = new WeakMap<Buffer, Map<string, KeyObject>>();
+const KEY_CACHE_SIZE = 1000;
+
+/** The HMAC key of a stored secret (decrypted once per process and ciphertext). */
+export function signingKey(stored: string, key: Buffer): KeyObject {
+  let cache = keyCache.get(key);
+  if (!cache) keyCache.set(key, (cache = new Map()));
+  let bytes = cache.get(stored);
+  if (!bytes) {
+    if (cache.size >= KEY_CACHE_SIZE) cache.clear();
+    bytes = secretKeyOf(decryptSecret(stored, key));
+    cache.set(stored, bytes);
+  }
+  return bytes;
 }
 
 let warned = false;

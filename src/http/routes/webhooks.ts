@@ -7,7 +7,7 @@ import { warnIfDevelopmentKey } from '../../domain/webhooks/secrets.ts';
 import { sendTestEvent } from '../../domain/webhooks/test-event.ts';
 import type { AppDeps } from '../deps.ts';
 import { DateTime, IdParam, errors } from '../schemas/common.ts';
-import { CreateWebhookBody, DeliveriesQuery, Delivery, Stats, UpdateWebhookBody, Webhook, WebhookWithSecret } from '../schemas/webhook.ts';
+import { CreateWebhookBody, DeliveriesQuery, Delivery, Stats, UpdateWebhookBody, Webhook, WebhookWithSecret, strictBody } from '../schemas/webhook.ts';
 
 const tags = ['webhooks'];
 const scopeOf = (auth: { organizationId: string; mode: 'test' | 'live' }): Scope => ({ organizationId: auth.organizationId, mode: auth.mode });
@@ -21,6 +21,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
       body: CreateWebhookBody,
       response: { 201: Type.Object({ success: Type.Literal(true), webhook: WebhookWithSecret }), ...errors(400, 422) },
     },
+    preValidation: strictBody(CreateWebhookBody),
   }, async (req, reply) => {
     const webhook = await createWebhook(deps.db, scopeOf(req.auth!), req.body, deps.config, deps.now());
     return reply.code(201).send({ success: true as const, webhook });
@@ -39,6 +40,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
       tags, summary: 'Update a webhook; {is_active: true} re-enables it', params: IdParam, body: UpdateWebhookBody,
       response: { 200: Type.Object({ success: Type.Literal(true), webhook: Webhook }), ...errors(400, 404) },
     },
+    preValidation: strictBody(UpdateWebhookBody),
   }, async (req) => ({ success: true as const, webhook: await updateWebhook(deps.db, scopeOf(req.auth!), req.params.id, req.body, deps.config, deps.now()) }));
 
   app.delete('/webhooks/:id', {

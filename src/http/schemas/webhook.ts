@@ -1,4 +1,7 @@
 import { Type } from 'typebox';
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { ValidationError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../../domain/events/record.ts';
 import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../../domain/webhooks/history.ts';
 import { DateTime, Nullable } from './common.ts';
@@ -59,7 +62,8 @@ export const DeliveriesQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, default: DEFAULT_HISTORY_LIMIT }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   success: Type.Optional(Type.Boolean()),
-  event_type: Type.Optional(Type.Union(EVENT_TYPES.map((e) => Type.Literal(e)))),
+  // An enum (not a union of literals) so a bad value reads "one of the allowed values", not "constant".
+  event_type: Type.Optional(Type.String({ enum: [...EVENT_TYPES], description: `one of ${EVENT_TYPES.join(', ')}` })),
 });
 
 export const Stats = Type.Object({
@@ -74,3 +78,35 @@ export const Stats = Type.Object({
   consecutive_failures: Type.Integer(),
   is_active: Type.Boolean(),
 });
+
+interface Issue { keyword: string; instancePath: string; params: Record<string, unknown>; message: string }
+
+function describe(issues: Issue[]): ValidationError {
+  const first = issues.find((i) => i.keyword === 'anyOf') ?? issues[0]!;
+  const segments = first.instancePath.split('/').filter(Boolean);
+  // The field is the property sent (events), the message points at the entry (events[0]).
+  const field = segments.filter((p) => !/^\d+$/.test(p)).join('.') || 'body';
+  const shown = segments.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
+  if (first.keyword === 'required') {
+    const missing = (first.params.requiredProperties as string[] | undefined)?.[0] ?? field;
+    return new ValidationError(`field "${missing}" is required`, missing);
+  }
+  if (first.keyword === 'anyOf') {
+    const types = issues.filter((i) => i.instancePath === first.instancePath && i.keyword === 'type').map((i) => String(i.params.type));
+    return new ValidationError(`field "${shown}" must be ${types.join(' or ') || 'valid'}`, field);
+  }
+  return new ValidationError(`field "${shown}" ${first.message}`, field);
+}
+
+/**
+ * A preValidation hook that checks the body as sent, before Ajv runs. The server's Ajv coerces
+ * types (the query string needs it), which would store `description: 5` as "5", `is_active: 1`
+ * as true and `events: "X"` as ["X"]; a JSON body has real types, so a wrong one is a 400.
+ */
+export function strictBody(schema: TSchema) {
+  const check = Compile(schema);
+  return async (req: { body: unknown }): Promise<void> => {
+    const body = req.body ?? null;
+    if (!check.Check(body)) throw describe([...check.Errors(body)] as Issue[]);
+  };
+}

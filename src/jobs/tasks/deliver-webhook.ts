@@ -6,15 +6,25 @@ import { createDeliveryClient } from '../../domain/webhooks/http-client.ts';
 import { warnIfDevelopmentKey } from '../../domain/webhooks/secrets.ts';
 import type { WorkerDeps } from '../deps.ts';
 
+const clients = new WeakMap<WorkerDeps, DeliveryClient>();
+
 /**
- * One attempt of one webhook message. The HTTP agent is made once per worker, so connections
- * stay alive and pooled per host across jobs.
+ * The worker's one HTTP client (made on first use), shared by dispatch-event (first attempts)
+ * and deliver-webhook (retries), so connections stay alive and pooled per host across jobs.
  */
+export function deliveryClientOf(deps: WorkerDeps): DeliveryClient {
+  let client = clients.get(deps);
+  if (!client) {
+    client = createDeliveryClient({ allowPrivate: deps.config.webhookAllowPrivateTargets, caFile: deps.config.webhookCaFile });
+    clients.set(deps, client);
+  }
+  return client;
+}
+
+/** One attempt of one webhook message: retries, test events and attempts revived by the sweeper. */
 export function deliverWebhookTask(deps: WorkerDeps): Task {
-  let client: DeliveryClient | undefined;
   warnIfDevelopmentKey(deps.config, deps.log);
   return async (payload) => {
-    client ??= createDeliveryClient({ allowPrivate: deps.config.webhookAllowPrivateTargets, caFile: deps.config.webhookCaFile });
-    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client }, payload as DeliverPayload);
+    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps) }, payload as DeliverPayload);
   };
 }

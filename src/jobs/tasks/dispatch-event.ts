@@ -1,16 +1,20 @@
 import type { Task } from 'graphile-worker';
 import { dispatchEvent } from '../../domain/webhooks/dispatch.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { deliveryClientOf } from './deliver-webhook.ts';
 
 interface Payload {
   eventId: string;
 }
 
-/** Enqueued by recordEvent with the change that caused the event: fans it out to its subscriptions. */
+/**
+ * Enqueued by recordEvent with the change that caused the event: fans it out to its
+ * subscriptions and makes their first attempts (dispatch.ts says why here and not in jobs).
+ */
 export function dispatchEventTask(deps: WorkerDeps): Task {
   return async (payload) => {
     const { eventId } = payload as Payload;
-    const queued = await dispatchEvent(deps.db, eventId);
-    if (queued > 0) deps.log.debug({ eventId, queued }, 'webhook deliveries queued');
+    const sent = await dispatchEvent({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps) }, eventId);
+    if (sent > 0) deps.log.debug({ eventId, sent }, 'webhook first attempts made');
   };
 }

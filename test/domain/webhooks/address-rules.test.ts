@@ -7,7 +7,9 @@ import { checkUrlShape } from '../../../src/domain/webhooks/url-rules.ts';
 describe('refusedAddressReason', () => {
   it('refuses every non-public range and allows public unicast', () => {
     for (const a of ['127.0.0.1', '10.1.1.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '224.0.0.1',
-      '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '[::1]']) {
+      '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '[::1]',
+      // IPv4-compatible (deprecated ::/96) spellings, which ipaddr.js calls unicast
+      '::127.0.0.1', '::7f00:1', '::a00:1', '::808:808', '::2']) {
       assert.ok(refusedAddressReason(a), `${a} refused`);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '[2001:4860:4860::8888]']) {
@@ -31,7 +33,8 @@ describe('refusedAddressReason', () => {
 describe('checkUrlShape', () => {
   const strict = { allowPrivate: false };
   it('sees through numeric spellings of loopback (the WHATWG parser normalises them)', () => {
-    for (const u of ['https://2130706433/', 'https://0x7f.1/', 'https://017700000001/', 'https://127.0.0.1./', 'https://[::ffff:127.0.0.1]/', 'https://localhost./']) {
+    for (const u of ['https://2130706433/', 'https://0x7f.1/', 'https://017700000001/', 'https://127.0.0.1./', 'https://[::ffff:127.0.0.1]/', 'https://localhost./',
+      'https://[::127.0.0.1]/', 'https://[0:0:0:0:0:0:7f00:1]/', 'https://127.1/', 'https://%31%32%37.0.0.1/', 'https://127。0。0。1/']) {
       assert.throws(() => checkUrlShape(u, strict), (e: Error & { field?: string }) => e.field === 'url', u);
     }
   });
