@@ -33,18 +33,47 @@ export async function exec(db: Db, sql: string, params: unknown[] = []): Promise
   return result.rowCount ?? 0;
 }
 
+interface Batch {
+  items: unknown[];
+  flush: (tx: Tx, items: unknown[]) => Promise<void>;
+}
+/** The open transaction() of each client, with the batches to write right before its COMMIT. */
+const open = new WeakMap<object, Map<symbol, Batch>>();
+
+/**
+ * Adds `item` to a batch that transaction() writes with one `flush` call right before COMMIT,
+ * so work that every change repeats (enqueueing jobs) costs one statement per transaction.
+ * Returns false, adding nothing, when `db` is not inside transaction(): the caller then writes
+ * at once. Items added inside a SAVEPOINT that is rolled back are still written: do not batch there.
+ */
+export function batchUntilCommit<T>(db: Db, key: symbol, item: T, flush: (tx: Tx, items: T[]) => Promise<void>): boolean {
+  const batches = open.get(db);
+  if (!batches) return false;
+  let batch = batches.get(key);
+  if (!batch) {
+    batch = { items: [], flush: flush as Batch['flush'] };
+    batches.set(key, batch);
+  }
+  batch.items.push(item);
+  return true;
+}
+
 /** Runs fn in a transaction on a dedicated client; commits on success, rolls back on any throw. */
 export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, isolation?: 'serializable' | 'repeatable read'): Promise<T> {
   const client = await pool.connect();
+  const batches = new Map<symbol, Batch>();
+  open.set(client, batches);
   try {
     await client.query(isolation ? `begin isolation level ${isolation}` : 'begin');
     const result = await fn(client);
+    for (const batch of batches.values()) await batch.flush(client, batch.items);
     await client.query('commit');
     return result;
   } catch (err) {
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
+    open.delete(client);
     client.release();
   }
 }
