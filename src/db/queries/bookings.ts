@@ -41,8 +41,8 @@ export interface BookingRow {
   updated_at: Date;
 }
 
-/** Tenancy and mode are part of every lookup: another organization's booking does not exist. */
 /**
+ * Tenancy and mode are part of every lookup: another organization's booking does not exist.
  * By primary key alone, tenancy checked on the row: with (organization_id, mode) in the WHERE
  * clause a planner without fresh statistics may pick a composite index and scan the whole
  * organization instead of the one-row key lookup.
@@ -60,22 +60,10 @@ export function findByExternalId(db: Db, organizationId: string, mode: string, e
   ]);
 }
 
-export interface NewBooking {
-  id: string;
-  organization_id: string;
-  mode: 'test' | 'live';
-  event_type_id: string;
-  status: BookingStatus;
-  start_time: Date;
-  end_time: Date;
-  attendee: Attendee;
-  custom_fields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  external_id: string | null;
-  assigned_to_id: string | null;
-  host_ids: string[];
-  rescheduled_from: string | null;
-}
+export type NewBooking = Omit<
+  BookingRow,
+  'cancellation_reason' | 'cancelled_at' | 'rescheduled_to' | 'version' | 'created_at' | 'updated_at'
+>;
 
 export async function insertBooking(tx: Tx, b: NewBooking): Promise<BookingRow> {
   const row = await one<BookingRow>(

@@ -3,6 +3,7 @@ import * as eventTypes from '../../db/queries/event-types.ts';
 import { NotFound } from '../errors.ts';
 import type { CustomFieldType } from './custom-field-types.ts';
 import { FIELD_RULES } from './custom-field-types.ts';
+import { customFieldJson } from './present.ts';
 
 /**
  * The booking form of an event type for GET /event-types/{id}/fields: the standard fields every
@@ -33,13 +34,7 @@ export async function getEventTypeFields(db: Db, organizationId: string, id: str
     event_type_id: type.id,
     standard_fields: STANDARD_FIELDS,
     custom_fields: custom.map((f) => ({
-      id: f.id,
-      key: f.key,
-      label: f.label,
-      type: f.type,
-      required: f.required,
-      options: f.options ?? [],
-      order: f.position,
+      ...customFieldJson(f),
       validation: FIELD_RULES[f.type as CustomFieldType] ?? 'any value',
       ...(MAX_LENGTH[f.type as CustomFieldType] ? { max_length: MAX_LENGTH[f.type as CustomFieldType] } : {}),
     })),
