@@ -67,26 +67,8 @@ export function customFields(db: Db, eventTypeId: string): Promise<CustomFieldRo
   return rows<CustomFieldRow>(db, `select * from event_type_custom_fields where event_type_id = $1 order by position`, [eventTypeId]);
 }
 
-/** The writable columns of an event type (everything but ids, organization and timestamps). */
-export interface EventTypeValues {
-  team_id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  duration: number;
-  slot_interval: number;
-  buffer_before: number;
-  buffer_after: number;
-  minimum_booking_notice: number;
-  scheduling_type: EventTypeRow['scheduling_type'];
-  requires_confirmation: boolean;
-  is_active: boolean;
-  is_personal: boolean;
-  owner_id: string | null;
-  external_id: string | null;
-  workload: EventTypeRow['workload'];
-  host_ids: string[] | null;
-}
+/** The writable columns of an event type (everything but ids, organization, mode and timestamps). */
+export type EventTypeValues = Omit<EventTypeRow, 'id' | 'organization_id' | 'mode' | 'created_at' | 'updated_at' | 'deleted_at'>;
 
 const COLUMNS = [
   'team_id', 'name', 'slug', 'description', 'duration', 'slot_interval', 'buffer_before', 'buffer_after',
