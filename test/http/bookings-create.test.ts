@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, created, introBody } from './bookings-helpers.ts';
+import { ADVISORS, NOW, activeHolds, create, created, introBody } from './bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -13,7 +13,6 @@ after(async () => {
   await t.close();
 });
 
-const ADVISORS: string[] = [MEMBERS.amara, MEMBERS.jonas].sort();
 
 async function expectError(res: { status: number; body: { error: { code: string; field?: string; message: string } } }, status: number, code: string, field?: string) {
   assert.equal(res.status, status, JSON.stringify(res.body));

@@ -1,10 +1,12 @@
 import { findSlots } from '../../src/domain/availability/find-slots.ts';
 import * as eventTypes from '../../src/db/queries/event-types.ts';
 import type { TestApp, TestResponse } from '../helpers/app.ts';
-import { KEYS } from '../helpers/fixtures.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 
 /** A Tuesday; the demo members work Mon–Fri (Jonas Mon–Thu) in European / US zones. */
 export const NOW = new Date('2026-12-01T06:00:00Z');
+/** The two advisors who host the intro call, in id order. */
+export const ADVISORS: string[] = [MEMBERS.amara, MEMBERS.jonas].sort();
 
 /** Slot starts the availability engine lists for a type on [from, to), with their free hosts. */
 export async function slots(t: TestApp, eventTypeId: string, from: string, to: string, mode: 'test' | 'live' = 'test') {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, introBody, seedBooking } from './bookings-helpers.ts';
+import { ADVISORS, NOW, activeHolds, create, introBody, seedBooking } from './bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -13,7 +13,6 @@ after(async () => {
   await t.close();
 });
 
-const ADVISORS: string[] = [MEMBERS.amara, MEMBERS.jonas].sort();
 const statuses = (rs: { status: number }[]) => rs.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
 
 async function holdsAt(start: string) {

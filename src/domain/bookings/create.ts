@@ -8,7 +8,7 @@ import type { AuthContext } from '../auth/keys.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
-import { holdAll, holdFirstFree } from './hold.ts';
+import { holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { isUniqueViolation, withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
@@ -103,15 +103,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         throw err;
       }
       const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
-      let taken: string[];
-      if (collective) {
-        if (!(await holdAll(tx, candidates, request))) throw new Conflict('the slot is no longer available: a host was just booked');
-        taken = candidates;
-      } else {
-        const member = await holdFirstFree(tx, candidates, request, { skipBusy: true });
-        if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
-        taken = [member];
-      }
+      const taken = await holdMembers(tx, collective, candidates, request, { skipBusy: true });
       await recordEvent(tx, { organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(row), at: now });
       await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25, priority: ROUTE_PRIORITY });
       return { booking: row, held: taken };

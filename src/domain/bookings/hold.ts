@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Tx } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
+import { Conflict } from '../errors.ts';
 import { isOverlap } from './pg-errors.ts';
 
 export interface HoldRequest {
@@ -92,4 +93,24 @@ export async function holdAll(tx: Tx, hostIds: readonly string[], r: HoldRequest
     if ((await tryHold(tx, id, r)) !== 'held') return false;
   }
   return true;
+}
+
+/**
+ * The members a new booking takes, or 409: every candidate for COLLECTIVE, else the first
+ * free one in routing order. Create and reschedule share it so both refuse alike.
+ */
+export async function holdMembers(
+  tx: Tx,
+  collective: boolean,
+  candidates: readonly string[],
+  r: HoldRequest,
+  opts: { skipBusy?: boolean } = {},
+): Promise<string[]> {
+  if (collective) {
+    if (!(await holdAll(tx, candidates, r))) throw new Conflict('the slot is no longer available: a host was just booked');
+    return [...candidates];
+  }
+  const member = await holdFirstFree(tx, candidates, r, opts);
+  if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
+  return [member];
 }

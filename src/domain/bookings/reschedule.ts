@@ -6,7 +6,7 @@ import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { emit } from './change.ts';
 import type { BookingDeps, Caller } from './create.ts';
-import { holdAll, holdFirstFree } from './hold.ts';
+import { holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { withRetry } from './pg-errors.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
@@ -79,15 +79,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
         rescheduled_from: id,
       });
       const request = { bookingId: newId, mode: locked.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
-      let taken: string[];
-      if (collective) {
-        if (!(await holdAll(tx, free, request))) throw new Conflict('the slot is no longer available: a host was just booked');
-        taken = free;
-      } else {
-        const member = await holdFirstFree(tx, [...kept, ...others], request);
-        if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
-        taken = [member];
-      }
+      const taken = await holdMembers(tx, collective, collective ? free : [...kept, ...others], request);
       const ordered = inHostOrder(taken, slot.hosts);
       const fresh = await bookings.applyStatus(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
       await bookings.linkRescheduled(tx, id, newId);
