@@ -1,5 +1,5 @@
 import type { Db } from '../db/pool.ts';
-import { batchUntilCommit } from '../db/pool.ts';
+import { batchUntilCommit, prepared } from '../db/pool.ts';
 
 export interface AddJobOptions {
   /** Earliest time to run. */
@@ -36,14 +36,14 @@ export async function addJob(db: Db, task: string, payload: unknown, opts: AddJo
 async function insertJobs(db: Db, specs: JobSpec[]): Promise<void> {
   if (specs.length === 1) {
     const [{ task, payload, opts }] = specs;
-    await db.query(
+    await db.query(prepared(
       `select graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6,
               priority => $7)`,
       [task, JSON.stringify(payload ?? {}), opts.queueName ?? null, opts.runAt ?? null, opts.maxAttempts ?? 25, opts.jobKey ?? null, opts.priority ?? 0],
-    );
+    ));
     return;
   }
-  await db.query(
+  await db.query(prepared(
     `select count(*) from graphile_worker.add_jobs(array(
        select row(t, p, q, r, m, null, pr, null)::graphile_worker.job_spec
          from unnest($1::text[], $2::json[], $3::text[], $4::timestamptz[], $5::int[], $6::int[]) as s(t, p, q, r, m, pr)))`,
@@ -55,5 +55,5 @@ async function insertJobs(db: Db, specs: JobSpec[]): Promise<void> {
       specs.map((s) => s.opts.maxAttempts ?? 25),
       specs.map((s) => s.opts.priority ?? 0),
     ],
-  );
+  ));
 }
