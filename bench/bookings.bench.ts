@@ -7,7 +7,7 @@
  *      measured in the same run, once the worker has drained the queue (webhook fan-out, mail).
  *   3. GET /bookings page 1 vs page 1,000 (limit 100) over 100,000 bookings.
  * `npm run bench -- bookings`   (BENCH_CREATES, BENCH_SECONDS to change the sizes; BENCH_PROF=dir
- * writes a CPU profile of the service)
+ * writes a CPU profile of the service; BENCH_CREATES_ONLY=1 stops after part 1)
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -193,71 +193,73 @@ try {
   table.push({ measure: 'cost of the creates', 'req/s': '', 'p50 ms': '', 'p99 ms': '', note: `during the creates: ${cpuPerBooking(cpuStart, cpuCreated, CREATES)}` });
   table.push({ measure: 'cost incl. routing, webhooks, mail', 'req/s': '', 'p50 ms': '', 'p99 ms': '', note: `until the queue drained: ${cpuPerBooking(cpuStart, cpuDrained, CREATES)}` });
 
-  // 2. GET by id vs a bare Fastify + pg route over the same rows
-  const ids = (await db.pool.query(`select id from bookings where organization_id = 'org_bench' limit 1000`)).rows.map((r) => r.id as string);
-  const barePort = await freePort();
-  const bareCode = `
-    import Fastify from 'fastify'; import pg from 'pg';
-    const pool = new pg.Pool({ connectionString: ${JSON.stringify(db.url)}, max: 20 });
-    const app = Fastify({ logger: false });
-    app.get('/bare/:id', async (req, reply) => {
-      const r = await pool.query('select * from bookings where id = $1', [req.params.id]);
-      if (!r.rows[0]) return reply.code(404).send({ success: false });
-      return { success: true, booking: r.rows[0] };
+  if (!process.env.BENCH_CREATES_ONLY) {
+    // 2. GET by id vs a bare Fastify + pg route over the same rows
+    const ids = (await db.pool.query(`select id from bookings where organization_id = 'org_bench' limit 1000`)).rows.map((r) => r.id as string);
+    const barePort = await freePort();
+    const bareCode = `
+      import Fastify from 'fastify'; import pg from 'pg';
+      const pool = new pg.Pool({ connectionString: ${JSON.stringify(db.url)}, max: 20 });
+      const app = Fastify({ logger: false });
+      app.get('/bare/:id', async (req, reply) => {
+        const r = await pool.query('select * from bookings where id = $1', [req.params.id]);
+        if (!r.rows[0]) return reply.code(404).send({ success: false });
+        return { success: true, booking: r.rows[0] };
+      });
+      await app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
+    const bare = spawn(process.execPath, ['--input-type=module', '-e', bareCode], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(bare);
+    await waitUp(`http://127.0.0.1:${barePort}/bare/${ids[0]}`, bare);
+    const pick = () => ids[Math.floor(Math.random() * ids.length)];
+    const getOpts = (url: (id: string) => string): autocannon.Options => ({
+      url: url(ids[0]), headers: { authorization: `Bearer ${KEY}` }, connections: 16, duration: SECONDS,
+      requests: [{ setupRequest: (r) => ({ ...r, path: new URL(url(pick())).pathname }) }],
     });
-    await app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
-  const bare = spawn(process.execPath, ['--input-type=module', '-e', bareCode], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  children.push(bare);
-  await waitUp(`http://127.0.0.1:${barePort}/bare/${ids[0]}`, bare);
-  const pick = () => ids[Math.floor(Math.random() * ids.length)];
-  const getOpts = (url: (id: string) => string): autocannon.Options => ({
-    url: url(ids[0]), headers: { authorization: `Bearer ${KEY}` }, connections: 16, duration: SECONDS,
-    requests: [{ setupRequest: (r) => ({ ...r, path: new URL(url(pick())).pathname }) }],
-  });
-  await run({ ...getOpts((id) => `${base}/v1/bookings/${id}`), duration: 2 });
-  await run({ ...getOpts((id) => `http://127.0.0.1:${barePort}/bare/${id}`), duration: 2 });
-  // Alternating rounds, so that load from elsewhere on a shared machine falls on both sides
-  // alike; each side reports its better round.
-  const serviceRounds: autocannon.Result[] = [];
-  const bareRounds: autocannon.Result[] = [];
-  for (let i = 0; i < 2; i++) {
-    serviceRounds.push(await run({ ...getOpts((id) => `${base}/v1/bookings/${id}`), duration: SECONDS / 2 }));
-    bareRounds.push(await run({ ...getOpts((id) => `http://127.0.0.1:${barePort}/bare/${id}`), duration: SECONDS / 2 }));
-  }
-  const best = (rs: autocannon.Result[]) => rs.reduce((a, b) => (b.requests.average > a.requests.average ? b : a));
-  const service1 = best(serviceRounds);
-  const bare1 = best(bareRounds);
-  const ratio = Math.round((service1.requests.average / bare1.requests.average) * 100);
-  const rounds = (rs: autocannon.Result[]) => rs.map((r) => Math.round(r.requests.average)).join(' / ');
-  table.push({ measure: 'GET /bookings/{id}', 'req/s': Math.round(service1.requests.average), 'p50 ms': service1.latency.p50, 'p99 ms': service1.latency.p99, note: `${ratio} % of the bare route (target ≥ 60 %); rounds ${rounds(serviceRounds)}; ${serviceRounds.reduce((n, r) => n + r.non2xx, 0)} not 200` });
-  table.push({ measure: 'bare Fastify + pg by primary key', 'req/s': Math.round(bare1.requests.average), 'p50 ms': bare1.latency.p50, 'p99 ms': bare1.latency.p99, note: `no auth, no schema; rounds ${rounds(bareRounds)}` });
+    await run({ ...getOpts((id) => `${base}/v1/bookings/${id}`), duration: 2 });
+    await run({ ...getOpts((id) => `http://127.0.0.1:${barePort}/bare/${id}`), duration: 2 });
+    // Alternating rounds, so that load from elsewhere on a shared machine falls on both sides
+    // alike; each side reports its better round.
+    const serviceRounds: autocannon.Result[] = [];
+    const bareRounds: autocannon.Result[] = [];
+    for (let i = 0; i < 2; i++) {
+      serviceRounds.push(await run({ ...getOpts((id) => `${base}/v1/bookings/${id}`), duration: SECONDS / 2 }));
+      bareRounds.push(await run({ ...getOpts((id) => `http://127.0.0.1:${barePort}/bare/${id}`), duration: SECONDS / 2 }));
+    }
+    const best = (rs: autocannon.Result[]) => rs.reduce((a, b) => (b.requests.average > a.requests.average ? b : a));
+    const service1 = best(serviceRounds);
+    const bare1 = best(bareRounds);
+    const ratio = Math.round((service1.requests.average / bare1.requests.average) * 100);
+    const rounds = (rs: autocannon.Result[]) => rs.map((r) => Math.round(r.requests.average)).join(' / ');
+    table.push({ measure: 'GET /bookings/{id}', 'req/s': Math.round(service1.requests.average), 'p50 ms': service1.latency.p50, 'p99 ms': service1.latency.p99, note: `${ratio} % of the bare route (target ≥ 60 %); rounds ${rounds(serviceRounds)}; ${serviceRounds.reduce((n, r) => n + r.non2xx, 0)} not 200` });
+    table.push({ measure: 'bare Fastify + pg by primary key', 'req/s': Math.round(bare1.requests.average), 'p50 ms': bare1.latency.p50, 'p99 ms': bare1.latency.p99, note: `no auth, no schema; rounds ${rounds(bareRounds)}` });
 
-  // 3. page 1 vs page 1,000 over 100,000 bookings
-  await db.pool.query(
-    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, created_at)
-     select 'bkg_bulk' || lpad(g::text, 8, '0'), 'org_bench', 'test', 'et_bench', 'SCHEDULED',
-            now() + g * interval '1 minute', now() + g * interval '1 minute' + interval '15 minutes',
-            jsonb_build_object('name', 'Bulk ' || g, 'email', 'bulk' || (g % 1000) || '@bench.example'),
-            now() - interval '30 days' + (g / 3) * interval '1 second'
-       from generate_series(1, $1) g`,
-    [LIST_ROWS],
-  );
-  // as autovacuum would have by then: page 1 holds the rows the creates and routing just updated
-  await db.pool.query('vacuum analyze bookings');
-  const total = (await db.pool.query(`select count(*)::int as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n as number;
-  const at = (await db.pool.query(
-    `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
-      where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
-    [999 * 100 - 1],
-  )).rows[0];
-  const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
-  const listOpts = (query: string): autocannon.Options => ({ url: `${base}/v1/bookings?${query}`, headers: { authorization: `Bearer ${KEY}` }, connections: 8, duration: SECONDS });
-  await run({ ...listOpts('limit=100'), duration: 2 });
-  const page1 = await run(listOpts('limit=100'));
-  const page1000 = await run(listOpts(`limit=100&cursor=${cursor}`));
-  const diff = Math.round(((page1000.latency.mean - page1.latency.mean) / page1.latency.mean) * 100);
-  table.push({ measure: `GET /bookings page 1 (of ${total})`, 'req/s': Math.round(page1.requests.average), 'p50 ms': page1.latency.p50, 'p99 ms': page1.latency.p99, note: 'limit 100' });
-  table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %)` });
+    // 3. page 1 vs page 1,000 over 100,000 bookings
+    await db.pool.query(
+      `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, created_at)
+       select 'bkg_bulk' || lpad(g::text, 8, '0'), 'org_bench', 'test', 'et_bench', 'SCHEDULED',
+              now() + g * interval '1 minute', now() + g * interval '1 minute' + interval '15 minutes',
+              jsonb_build_object('name', 'Bulk ' || g, 'email', 'bulk' || (g % 1000) || '@bench.example'),
+              now() - interval '30 days' + (g / 3) * interval '1 second'
+         from generate_series(1, $1) g`,
+      [LIST_ROWS],
+    );
+    // as autovacuum would have by then: page 1 holds the rows the creates and routing just updated
+    await db.pool.query('vacuum analyze bookings');
+    const total = (await db.pool.query(`select count(*)::int as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n as number;
+    const at = (await db.pool.query(
+      `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
+        where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
+      [999 * 100 - 1],
+    )).rows[0];
+    const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
+    const listOpts = (query: string): autocannon.Options => ({ url: `${base}/v1/bookings?${query}`, headers: { authorization: `Bearer ${KEY}` }, connections: 8, duration: SECONDS });
+    await run({ ...listOpts('limit=100'), duration: 2 });
+    const page1 = await run(listOpts('limit=100'));
+    const page1000 = await run(listOpts(`limit=100&cursor=${cursor}`));
+    const diff = Math.round(((page1000.latency.mean - page1.latency.mean) / page1.latency.mean) * 100);
+    table.push({ measure: `GET /bookings page 1 (of ${total})`, 'req/s': Math.round(page1.requests.average), 'p50 ms': page1.latency.p50, 'p99 ms': page1.latency.p99, note: 'limit 100' });
+    table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %)` });
+  }
   console.table(table);
 } finally {
   for (const c of children) c.kill('SIGTERM');
