@@ -20,12 +20,18 @@ export interface BookingEventRow {
   created_at: Date;
 }
 
-export async function insertEvent(tx: Tx, e: Omit<BookingEventRow, 'created_at'>): Promise<void> {
-  await exec(
+/**
+ * Writes the event; answers whether its organization and mode has an active webhook
+ * subscription, as the statement's snapshot sees it (see lockSubscriptions in webhooks.ts).
+ */
+export async function insertEvent(tx: Tx, e: Omit<BookingEventRow, 'created_at'>): Promise<{ subscribed: boolean }> {
+  const row = await one<{ subscribed: boolean }>(
     tx,
-    `insert into booking_events (id, organization_id, mode, booking_id, type, payload) values ($1, $2, $3, $4, $5, $6)`,
+    `insert into booking_events (id, organization_id, mode, booking_id, type, payload) values ($1, $2, $3, $4, $5, $6)
+     returning exists (select 1 from webhooks w where w.organization_id = $2 and w.mode = $3 and w.is_active) as subscribed`,
     [e.id, e.organization_id, e.mode, e.booking_id, e.type, JSON.stringify(e.payload)],
   );
+  return row!;
 }
 
 export function findEvent(db: Db, id: string): Promise<BookingEventRow | undefined> {

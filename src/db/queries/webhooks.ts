@@ -35,6 +35,16 @@ export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organiza
   ))!;
 }
 
+/**
+ * The lock that orders subscription changes against booking events of one organization and
+ * mode: exclusive to add or activate a subscription, shared to record an event. An event that
+ * saw no active subscription therefore committed before any subscription that could want it.
+ */
+export async function lockSubscriptions(tx: Tx, s: Scope, how: 'exclusive' | 'shared'): Promise<void> {
+  const fn = how === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
+  await exec(tx, `select ${fn}(hashtext($1))`, [`webhooks:${s.organizationId}:${s.mode}`]);
+}
+
 export function countWebhooks(db: Db, s: Scope): Promise<number> {
   return one<{ n: number }>(db, 'select count(*) as n from webhooks where organization_id = $1 and mode = $2', [s.organizationId, s.mode]).then((r) => r!.n);
 }

@@ -49,8 +49,9 @@ export async function createWebhook(db: Pool, scope: Scope, input: CreateWebhook
   checkDescription(input.description);
   const secret = newWebhookSecret();
   return transaction(db, async (tx) => {
-    // Serializes creates of one organization so the count below cannot be raced past.
-    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`webhooks:${scope.organizationId}:${scope.mode}`]);
+    // Serializes creates of one organization so the count below cannot be raced past, and
+    // orders the new subscription against concurrent booking events (recordEvent).
+    await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     if ((await webhooks.countWebhooks(tx, scope)) >= MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE) {
       throw new PreconditionFailed('precondition_failed', `at most ${MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE} webhooks per organization and mode`);
     }
@@ -99,6 +100,8 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
     if (input.is_active) changes.reset_failures = true;
   }
   return transaction(db, async (tx) => {
+    // Activating a subscription is ordered against booking events as creating one is (recordEvent).
+    if (changes.is_active) await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     const locked = await webhooks.findWebhookForUpdate(tx, scope, id);
     if (!locked) throw new NotFound(`webhook ${id} not found`);
     return webhookJson(await webhooks.updateWebhook(tx, id, changes, now));
