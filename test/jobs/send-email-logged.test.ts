@@ -55,10 +55,11 @@ function directTask(env: Record<string, string>) {
   const config = loadConfig({ ...env, DATABASE_URL: t.db.url });
   const now = () => new Date('2026-11-30T12:00:00Z');
   const task = sendEmail({ db: t.db.pool, config, now, log: pino({ level: 'debug' }, stream), freebusyCache: new MemoryFreeBusyCache(() => 0) });
-  const run = async (emailId: unknown, attempts = 1, maxAttempts = 10): Promise<void> => {
-    await task({ emailId }, { job: { attempts, max_attempts: maxAttempts } } as unknown as JobHelpers);
+  const runPayload = async (payload: unknown, attempts = 1, maxAttempts = 10): Promise<void> => {
+    await task(payload, { job: { attempts, max_attempts: maxAttempts } } as unknown as JobHelpers);
   };
-  return { run, lines };
+  const run = (emailIds: unknown, attempts?: number, maxAttempts?: number) => runPayload({ emailIds }, attempts, maxAttempts);
+  return { run, runPayload, lines };
 }
 
 async function outboxRow(): Promise<string> {
@@ -84,8 +85,8 @@ describe('the send-email task', () => {
   it('writes the whole message to the log once, and a rerun of the job does not log it again', async () => {
     const id = await outboxRow();
     const { run, lines } = directTask({});
-    await run(id);
-    await run(id);
+    await run([id]);
+    await run([id]);
     assert.equal(lines.length, 1);
     const entry = JSON.parse(lines[0]);
     assert.equal(entry.to, 'direct@example.com');
@@ -102,11 +103,11 @@ describe('the send-email task', () => {
     const id = await outboxRow();
     // a closed port: connection refused
     const { run, lines } = directTask({ SMTP_URL: 'smtp://mailer:s3cret-pass@127.0.0.1:1' });
-    await assert.rejects(run(id, 1, 3), /ECONNREFUSED/);
+    await assert.rejects(run([id], 1, 3), /ECONNREFUSED/);
     let row = await findEmail(t.db.pool, id);
     assert.equal(row!.status, 'pending');
     assert.equal(row!.attempts, 1);
-    await assert.rejects(run(id, 3, 3));
+    await assert.rejects(run([id], 3, 3));
     row = await findEmail(t.db.pool, id);
     assert.equal(row!.status, 'failed');
     assert.equal(row!.attempts, 2);
@@ -121,8 +122,8 @@ describe('the send-email task', () => {
     const id = await outboxRow();
     const { run } = directTask({ SMTP_URL: smtp.url, MAIL_FROM: 'Bookings <bookings@northwind.example>' });
     smtp.failNext(1);
-    await assert.rejects(run(id, 1, 2), /451/);
-    await run(id, 2, 2);
+    await assert.rejects(run([id], 1, 2), /451/);
+    await run([id], 2, 2);
     const [mail] = await smtp.waitFor((m) => m.envelopeTo.includes('direct@example.com'));
     assert.equal(mail.parsed.messageId, `<${id}@northwind.example>`);
     const row = await findEmail(t.db.pool, id);
@@ -130,12 +131,36 @@ describe('the send-email task', () => {
     assert.equal(row!.attempts, 2);
   });
 
+  it('sends the other messages of a change when one fails, and its retry sends only the failed one', async () => {
+    const first = await outboxRow();
+    const second = await outboxRow();
+    const { run } = directTask({ SMTP_URL: smtp.url });
+    const of = (id: string) => (m: { parsed: { messageId?: string } }) => m.parsed.messageId?.includes(id) === true;
+    smtp.failNext(1);
+    await assert.rejects(run([first, second], 1, 3), new RegExp(`${first}: .*451`));
+    assert.equal((await findEmail(t.db.pool, first))!.status, 'pending');
+    assert.equal((await findEmail(t.db.pool, second))!.status, 'sent');
+    await run([first, second], 2, 3);
+    assert.equal((await findEmail(t.db.pool, first))!.status, 'sent');
+    assert.equal((await findEmail(t.db.pool, second))!.attempts, 1, 'the sent message is not sent again');
+    await smtp.waitFor(of(first));
+    assert.equal(smtp.mails.filter(of(second)).length, 1);
+  });
+
+  it('still runs a job queued with the one-message payload of earlier versions', async () => {
+    const id = await outboxRow();
+    const { runPayload, lines } = directTask({});
+    await runPayload({ emailId: id });
+    assert.equal(lines.length, 1);
+    assert.equal((await findEmail(t.db.pool, id))!.status, 'logged');
+  });
+
   it('drops a job whose email does not exist or whose payload is malformed, without retrying', async () => {
     const { run, lines } = directTask({});
-    await run('eml_missing');
+    await run(['eml_missing']);
     await run(42);
     assert.equal(lines.length, 2);
     assert.match(lines[0], /no such email/);
-    assert.match(lines[1], /payload without emailId/);
+    assert.match(lines[1], /payload without emailIds/);
   });
 });

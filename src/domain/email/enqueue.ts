@@ -80,8 +80,9 @@ async function resolveSequence(tx: Tx, organizationId: string, uid: string, plan
 
 /**
  * Writes the booking's emails for one change into the outbox and enqueues one 'send-email' job
- * per message, on the caller's transaction: the emails exist exactly when the change commits,
- * and a process dying after the commit loses none.
+ * for them all, on the caller's transaction: the emails exist exactly when the change commits,
+ * and a process dying after the commit loses none. One job, not one per message: each queued
+ * job costs the database a fetch and a completion, and the messages of a change are due together.
  */
 export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInput): Promise<void> {
   const ctx = await loadContext(tx, input);
@@ -143,5 +144,5 @@ export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInpu
     };
   });
   await outbox.insertEmails(tx, emails);
-  for (const email of emails) await addJob(tx, 'send-email', { emailId: email.id }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
+  await addJob(tx, 'send-email', { emailIds: emails.map((e) => e.id) }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
 }

@@ -1,12 +1,14 @@
-import type { Task } from 'graphile-worker';
+import type { JobHelpers, Task } from 'graphile-worker';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import { findEmail, recordAttempt } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
 import type { WorkerDeps } from '../deps.ts';
 
+/** The outbox rows of one booking change. (`emailId`: one row, as jobs queued before 2026-11 carry.) */
 export interface SendEmailPayload {
-  emailId: string;
+  emailIds?: string[];
+  emailId?: string;
 }
 
 // Short enough that a silent SMTP server cannot hold a worker slot for minutes (nodemailer's
@@ -19,26 +21,31 @@ function describe(err: unknown): string {
   return text.slice(0, 1000);
 }
 
+function emailIdsOf(payload: unknown): string[] | undefined {
+  const p = payload as SendEmailPayload | null;
+  if (Array.isArray(p?.emailIds) && p.emailIds.every((id) => typeof id === 'string')) return p.emailIds;
+  if (typeof p?.emailId === 'string') return [p.emailId];
+  return undefined;
+}
+
 /**
- * Sends one outbox row (enqueued by enqueueBookingEmail). Without SMTP_URL the message is written
- * to the log and the row kept as 'logged'. An SMTP failure is recorded on the row and thrown, so
- * graphile-worker retries with its exponential backoff; the last failed attempt marks it
- * 'failed'. A row already sent or logged is not sent again (a job rerun after a crash).
+ * Sends the outbox rows of one change (enqueued by enqueueBookingEmail), one after another.
+ * Without SMTP_URL each message is written to the log and its row kept as 'logged'. An SMTP
+ * failure is recorded on its row and, once every row was tried, thrown, so graphile-worker
+ * retries with its exponential backoff; the last failed attempt marks the row 'failed'. A row
+ * already sent or logged is not sent again (the retry of a partly sent change, a job rerun
+ * after a crash).
  */
 export function sendEmail(deps: WorkerDeps): Task {
   let transport: Transporter | undefined;
-  return async (payload, helpers) => {
-    const emailId = (payload as Partial<SendEmailPayload> | null)?.emailId;
-    if (typeof emailId !== 'string') {
-      deps.log.error({ payload }, 'send-email: payload without emailId, dropped');
-      return;
-    }
+
+  async function sendOne(emailId: string, helpers: JobHelpers): Promise<string | undefined> {
     const email = await findEmail(deps.db, emailId);
     if (!email) {
       deps.log.warn({ emailId }, 'send-email: no such email, dropped');
-      return;
+      return undefined;
     }
-    if (email.status === 'sent' || email.status === 'logged') return;
+    if (email.status === 'sent' || email.status === 'logged') return undefined;
 
     if (!deps.config.smtpUrl) {
       deps.log.info(
@@ -46,7 +53,7 @@ export function sendEmail(deps: WorkerDeps): Task {
         'email logged (SMTP_URL is not set)',
       );
       await recordAttempt(deps.db, emailId, 'logged', deps.now(), null);
-      return;
+      return undefined;
     }
 
     transport ??= nodemailer.createTransport({ url: deps.config.smtpUrl, ...TIMEOUTS });
@@ -57,8 +64,23 @@ export function sendEmail(deps: WorkerDeps): Task {
       const reason = describe(err);
       await recordAttempt(deps.db, emailId, final ? 'failed' : 'pending', deps.now(), reason);
       deps.log.warn({ emailId, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
-      throw new Error(`send-email ${emailId}: ${reason}`, { cause: err });
+      return `${emailId}: ${reason}`;
     }
     await recordAttempt(deps.db, emailId, 'sent', deps.now(), null);
+    return undefined;
+  }
+
+  return async (payload, helpers) => {
+    const emailIds = emailIdsOf(payload);
+    if (!emailIds) {
+      deps.log.error({ payload }, 'send-email: payload without emailIds, dropped');
+      return;
+    }
+    const failures: string[] = [];
+    for (const emailId of emailIds) {
+      const failure = await sendOne(emailId, helpers);
+      if (failure) failures.push(failure);
+    }
+    if (failures.length > 0) throw new Error(`send-email ${failures.join('; ')}`);
   };
 }
