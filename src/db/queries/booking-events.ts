@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../pool.ts';
-import { exec, one } from '../pool.ts';
+import { one } from '../pool.ts';
 
 export type BookingEventType =
   | 'BOOKING_CREATED'

@@ -20,14 +20,18 @@ export function lockMember(tx: Tx, memberId: string): Promise<HoldMember | undef
 }
 
 /**
- * lockMember without waiting: undefined when another transaction holds the member's lock (or
- * the member is inactive; the caller tells the two apart by waiting later).
+ * Locks the first of `memberIds`, in their order, that is active and whose lock no other
+ * transaction holds, without waiting: one statement in place of one try per candidate.
  */
-export function tryLockMember(tx: Tx, memberId: string): Promise<HoldMember | undefined> {
+export function lockFirstUnlocked(tx: Tx, memberIds: readonly string[]): Promise<HoldMember | undefined> {
   return one<HoldMember>(
     tx,
-    'select id, timezone, max_bookings_per_day from members where id = $1 and is_active for no key update skip locked',
-    [memberId],
+    `select id, timezone, max_bookings_per_day from members
+      where id = any($1::uuid[]) and is_active
+      order by array_position($1::uuid[], id)
+      limit 1
+      for no key update skip locked`,
+    [memberIds],
   );
 }
 
@@ -43,10 +47,11 @@ export interface NewHold {
 
 /**
  * Inserts the hold unless the member already has `cap` active holds (this mode) starting in
- * [dayFrom, dayTo): true when inserted. Count and insert are one statement (one round trip);
- * the caller holds the member's row lock, taken by an earlier statement, so this statement's
- * snapshot already sees every hold committed by the lock's previous owner. Fails with SQLSTATE
- * 23P01 when the member already holds an overlapping active booking.
+ * [dayFrom, dayTo), or an active hold overlapping it: true when inserted. Count and insert are
+ * one statement (one round trip); the caller holds the member's row lock, taken by an earlier
+ * statement, so this statement's snapshot already sees every hold committed by the lock's
+ * previous owner. The overlap is the exclusion constraint's to refuse (ON CONFLICT DO NOTHING
+ * arbitrates on it), so no path can double-book a member whatever it checked before.
  */
 export async function insertHoldWithinCap(tx: Tx, h: NewHold, dayFrom: Date, dayTo: Date, cap: number): Promise<boolean> {
   const inserted = await exec(
@@ -54,7 +59,8 @@ export async function insertHoldWithinCap(tx: Tx, h: NewHold, dayFrom: Date, day
     `insert into booking_members (booking_id, member_id, mode, start_time, during)
      select $1, $2, $3, $4, tstzrange($5, $6, '[)')
       where (select count(*) from booking_members
-              where member_id = $2 and mode = $3 and active and start_time >= $7 and start_time < $8) < $9`,
+              where member_id = $2 and mode = $3 and active and start_time >= $7 and start_time < $8) < $9
+     on conflict do nothing`,
     [h.bookingId, h.memberId, h.mode, h.start, h.blockedFrom, h.blockedTo, dayFrom, dayTo, cap],
   );
   return inserted === 1;

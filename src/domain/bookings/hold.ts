@@ -2,7 +2,6 @@ import { DateTime } from 'luxon';
 import type { Tx } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
 import { Conflict } from '../errors.ts';
-import { isOverlap } from './pg-errors.ts';
 
 export interface HoldRequest {
   bookingId: string;
@@ -19,37 +18,41 @@ function localDay(start: Date, timezone: string): { from: Date; to: Date } {
   return { from: day.toJSDate(), to: day.plus({ days: 1 }).toJSDate() };
 }
 
-/** held: the hold is written; refused: inactive, at the cap or overlapping; busy: locked by another transaction (only when not waiting). */
-export type HoldOutcome = 'held' | 'refused' | 'busy';
+/** held: the hold is written; refused: inactive, at the cap or overlapping. */
+export type HoldOutcome = 'held' | 'refused';
+
+function holdOf(memberId: string, r: HoldRequest) {
+  return {
+    bookingId: r.bookingId,
+    memberId,
+    mode: r.mode,
+    start: r.start,
+    blockedFrom: new Date(r.start.getTime() - r.bufferBefore * 60_000),
+    blockedTo: new Date(r.end.getTime() + r.bufferAfter * 60_000),
+  };
+}
+
+/** With the member's lock held: writes the hold unless the member is at the per-day cap or overlaps. */
+async function insertHold(tx: Tx, member: holds.HoldMember, r: HoldRequest): Promise<boolean> {
+  const day = localDay(r.start, member.timezone);
+  return holds.insertHoldWithinCap(tx, holdOf(member.id, r), day.from, day.to, member.max_bookings_per_day);
+}
 
 /**
- * Takes one member's time for the booking inside a SAVEPOINT: 'refused' (and nothing written)
- * when the member is inactive, at the per-day cap, or already holds an overlapping active
- * booking. The member row lock makes the cap count exact under concurrency; the exclusion
- * constraint makes overlaps impossible whatever any other code path does. With wait = false
- * a member whose lock another transaction holds is 'busy' at once instead of waited for.
+ * Takes one member's time for the booking inside a SAVEPOINT, waiting for the member's lock:
+ * 'refused' (and nothing written) when the member is inactive, at the per-day cap, or already
+ * holds an overlapping active booking. The member row lock makes the cap count exact under
+ * concurrency; the exclusion constraint makes overlaps impossible whatever any other code path
+ * does.
  */
-export async function tryHold(tx: Tx, memberId: string, r: HoldRequest, wait = true): Promise<HoldOutcome> {
+export async function tryHold(tx: Tx, memberId: string, r: HoldRequest): Promise<HoldOutcome> {
   await tx.query('savepoint hold');
-  try {
-    const member = wait ? await holds.lockMember(tx, memberId) : await holds.tryLockMember(tx, memberId);
-    // Nothing was locked or written: no need to roll back (the savepoint is harmless).
-    if (!member) return wait ? 'refused' : 'busy';
-    const day = localDay(r.start, member.timezone);
-    const hold = {
-      bookingId: r.bookingId,
-      memberId,
-      mode: r.mode,
-      start: r.start,
-      blockedFrom: new Date(r.start.getTime() - r.bufferBefore * 60_000),
-      blockedTo: new Date(r.end.getTime() + r.bufferAfter * 60_000),
-    };
-    // On success the savepoint is left open rather than released: it commits with the
-    // transaction all the same, and the release would cost a round trip.
-    if (await holds.insertHoldWithinCap(tx, hold, day.from, day.to, member.max_bookings_per_day)) return 'held';
-  } catch (err) {
-    if (!isOverlap(err)) throw err;
-  }
+  const member = await holds.lockMember(tx, memberId);
+  // Nothing was locked or written: no need to roll back (the savepoint is harmless).
+  if (!member) return 'refused';
+  // On success the savepoint is left open rather than released: it commits with the
+  // transaction all the same, and the release would cost a round trip.
+  if (await insertHold(tx, member, r)) return 'held';
   // Rolling back also drops the member row lock, so at most one candidate is locked at a time.
   await tx.query('rollback to savepoint hold');
   return 'refused';
@@ -59,12 +62,14 @@ export async function tryHold(tx: Tx, memberId: string, r: HoldRequest, wait = t
  * SOLO / ROUND_ROBIN: the first candidate, in routing order, that can take the booking.
  *
  * skipBusy (create): concurrent creates compute the same routing order, so waiting for the
- * first candidate's lock would make them queue behind one another. Instead a first pass tries
- * each candidate without waiting and skips those another transaction is holding (that member
- * is being booked right now, so it is no longer the one with the fewest bookings anyway); a
- * second pass then waits, in order, for every candidate skipped. So a candidate is only ever
- * given up after it was examined under its lock: a request is never refused while some
- * candidate could take it, and the capacity guarantees stay what they were.
+ * first candidate's lock would make them queue behind one another. Instead a first pass takes,
+ * in one statement each time, the first candidate whose lock no other transaction holds (one
+ * that is locked is being booked right now, so it is no longer the one with the fewest
+ * bookings anyway); a candidate that then refuses is rolled back, lock and all, and the pass
+ * goes on without it. A second pass then waits, in order, for every candidate the first
+ * could not lock. So a candidate is only ever given up after it was examined under its lock:
+ * a request is never refused while some candidate could take it, and the capacity guarantees
+ * stay what they were.
  */
 export async function holdFirstFree(
   tx: Tx,
@@ -72,13 +77,20 @@ export async function holdFirstFree(
   r: HoldRequest,
   opts: { skipBusy?: boolean } = {},
 ): Promise<string | undefined> {
-  const busy: string[] = [];
-  for (const id of candidates) {
-    const outcome = await tryHold(tx, id, r, !opts.skipBusy);
-    if (outcome === 'held') return id;
-    if (outcome === 'busy') busy.push(id);
+  let waitFor: readonly string[] = candidates;
+  if (opts.skipBusy) {
+    const untried = new Set(candidates);
+    await tx.query('savepoint first_pass');
+    while (untried.size > 0) {
+      const member = await holds.lockFirstUnlocked(tx, [...untried]);
+      if (!member) break;
+      if (await insertHold(tx, member, r)) return member.id;
+      await tx.query('rollback to savepoint first_pass');
+      untried.delete(member.id);
+    }
+    waitFor = [...untried];
   }
-  for (const id of busy) {
+  for (const id of waitFor) {
     if ((await tryHold(tx, id, r)) === 'held') return id;
   }
   return undefined;

@@ -5,8 +5,6 @@ function sqlState(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The booking_members exclusion constraint refused a hold: the member is taken then. */
-export const isOverlap = (err: unknown) => sqlState(err) === '23P01';
 export const isUniqueViolation = (err: unknown) => sqlState(err) === '23505';
 /** Deadlock or serialization failure: nothing was written, the whole transaction may be retried. */
 const isRetryable = (err: unknown) => sqlState(err) === '40P01' || sqlState(err) === '40001';
