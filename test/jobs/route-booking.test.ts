@@ -57,6 +57,32 @@ describe('route-booking job (worker running)', () => {
     assert.deepEqual(assigned, [MEMBERS.amara, MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas]);
   });
 
+  it('the round-robin figures the database keeps equal a recount after creates, cancels, reschedules and closes', async () => {
+    const ids: string[] = [];
+    for (const time of ['2027-03-02T09:00:00Z', '2027-03-02T10:00:00Z', '2027-03-02T11:00:00Z', '2027-03-30T12:00:00Z']) {
+      const b = await created(t, introBody(time));
+      ids.push(b.id);
+      await waitForStatusChange(t, b.id, 'DRAFT');
+    }
+    assert.equal((await t.request('DELETE', `/v1/bookings/${ids[0]}`, { key: KEYS.secret })).status, 200);
+    assert.equal((await t.request('POST', `/v1/bookings/${ids[1]}/complete`, { key: KEYS.secret })).status, 200);
+    // into the next month: the old month loses it, the new one gains it
+    const moved = await t.request('POST', `/v1/bookings/${ids[3]}/reschedule`, { key: KEYS.secret, body: { start_time: '2027-04-06T09:00:00Z' } });
+    assert.equal(moved.status, 200, moved.text);
+    await seedBooking(t, { status: 'CANCELLED', start: '2027-03-03T09:00:00Z', member: MEMBERS.amara });
+    await seedBooking(t, { status: 'COMPLETED', start: '2027-03-03T10:00:00Z', member: MEMBERS.jonas });
+
+    const kept = await t.db.pool.query(`select member_id, mode, period_start, booked, last_booked_at from member_booking_counts order by 1, 2, 3`);
+    const recount = await t.db.pool.query(
+      `select bm.member_id, bm.mode, date_trunc('month', bm.start_time, 'UTC') as period_start,
+              count(*) filter (where bm.active or b.status <> 'CANCELLED')::int as booked, max(bm.created_at) as last_booked_at
+         from booking_members bm join bookings b on b.id = bm.booking_id group by 1, 2, 3 order by 1, 2, 3`,
+    );
+    assert.deepEqual(kept.rows, recount.rows);
+    const march = kept.rows.filter((r) => r.period_start.toISOString() === '2027-03-01T00:00:00.000Z');
+    assert.equal(march.reduce((n, r) => n + r.booked, 0), 3, 'March: the completed and two others; not the cancelled nor the moved');
+  });
+
   it('a booking cancelled while DRAFT is never routed; routing twice changes nothing', async () => {
     const b = await created(t, introBody('2026-12-02T14:00:00Z'));
     const cancel = await t.request('DELETE', `/v1/bookings/${b.id}`, { key: KEYS.secret });

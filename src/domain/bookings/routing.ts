@@ -37,8 +37,7 @@ export function roundRobinOrder(freeIds: readonly string[], stats: readonly Rout
  */
 export async function candidateOrder(db: Db, type: SchedulingType, mode: string, start: Date, freeIds: readonly string[]): Promise<string[]> {
   if (type !== 'ROUND_ROBIN' || freeIds.length < 2) return [...freeIds];
-  const period = routingPeriod(start);
-  return roundRobinOrder(freeIds, await routingStats(db, freeIds, mode, period.from, period.to));
+  return roundRobinOrder(freeIds, await routingStats(db, freeIds, mode, routingPeriod(start).from));
 }
 
 /** `ids` in the order of `hosts`, anything unknown after them. */
