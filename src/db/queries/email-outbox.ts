@@ -61,14 +61,19 @@ export function emailsOfBooking(db: Db, bookingId: string): Promise<EmailRow[]> 
   return rows<EmailRow>(db, 'select * from email_outbox where booking_id = $1 order by created_at, id', [bookingId]);
 }
 
-/** Records the outcome of one attempt: sent/logged stamp sent_at, the others keep the error. */
-export async function recordAttempt(db: Db, id: string, status: EmailStatus, at: Date, error: string | null): Promise<void> {
+/** The rows with these ids, in the order of `ids` (those that exist). */
+export function findEmails(db: Db, ids: readonly string[]): Promise<EmailRow[]> {
+  return rows<EmailRow>(db, 'select * from email_outbox where id = any($1::text[]) order by array_position($1::text[], id)', [ids]);
+}
+
+/** Records the outcome of one attempt at each of `ids`: sent/logged stamp sent_at, the others keep the error. */
+export async function recordAttempt(db: Db, ids: readonly string[], status: EmailStatus, at: Date, error: string | null): Promise<void> {
   await exec(
     db,
     `update email_outbox set status = $2, attempts = attempts + 1, last_error = $4,
        sent_at = case when $2 in ('sent', 'logged') then $3::timestamptz else sent_at end
-     where id = $1`,
-    [id, status, at, error],
+     where id = any($1::text[])`,
+    [ids, status, at, error],
   );
 }
 

@@ -1,7 +1,8 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import { findEmail, recordAttempt } from '../../db/queries/email-outbox.ts';
+import type { EmailRow } from '../../db/queries/email-outbox.ts';
+import { findEmails, recordAttempt } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
 import type { WorkerDeps } from '../deps.ts';
 
@@ -39,34 +40,19 @@ function emailIdsOf(payload: unknown): string[] | undefined {
 export function sendEmail(deps: WorkerDeps): Task {
   let transport: Transporter | undefined;
 
-  async function sendOne(emailId: string, helpers: JobHelpers): Promise<string | undefined> {
-    const email = await findEmail(deps.db, emailId);
-    if (!email) {
-      deps.log.warn({ emailId }, 'send-email: no such email, dropped');
-      return undefined;
-    }
-    if (email.status === 'sent' || email.status === 'logged') return undefined;
-
-    if (!deps.config.smtpUrl) {
-      deps.log.info(
-        { emailId, bookingId: email.booking_id, to: email.to_address, subject: email.subject, text: email.text_body, ics: email.ics },
-        'email logged (SMTP_URL is not set)',
-      );
-      await recordAttempt(deps.db, emailId, 'logged', deps.now(), null);
-      return undefined;
-    }
-
-    transport ??= nodemailer.createTransport({ url: deps.config.smtpUrl, ...TIMEOUTS });
+  /** The failure to report, or undefined when sent. */
+  async function sendOne(email: EmailRow, helpers: JobHelpers): Promise<string | undefined> {
+    transport ??= nodemailer.createTransport({ url: deps.config.smtpUrl!, ...TIMEOUTS });
     try {
       await transport.sendMail(toMailMessage(email, deps.config.mailFrom));
     } catch (err) {
       const final = helpers.job.attempts >= helpers.job.max_attempts;
       const reason = describe(err);
-      await recordAttempt(deps.db, emailId, final ? 'failed' : 'pending', deps.now(), reason);
-      deps.log.warn({ emailId, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
-      return `${emailId}: ${reason}`;
+      await recordAttempt(deps.db, [email.id], final ? 'failed' : 'pending', deps.now(), reason);
+      deps.log.warn({ emailId: email.id, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
+      return `${email.id}: ${reason}`;
     }
-    await recordAttempt(deps.db, emailId, 'sent', deps.now(), null);
+    await recordAttempt(deps.db, [email.id], 'sent', deps.now(), null);
     return undefined;
   }
 
@@ -76,9 +62,27 @@ export function sendEmail(deps: WorkerDeps): Task {
       deps.log.error({ payload }, 'send-email: payload without emailIds, dropped');
       return;
     }
-    const failures: string[] = [];
+    const found = await findEmails(deps.db, emailIds);
     for (const emailId of emailIds) {
-      const failure = await sendOne(emailId, helpers);
+      if (!found.some((e) => e.id === emailId)) deps.log.warn({ emailId }, 'send-email: no such email, dropped');
+    }
+    const due = found.filter((e) => e.status !== 'sent' && e.status !== 'logged');
+    if (due.length === 0) return;
+
+    if (!deps.config.smtpUrl) {
+      for (const email of due) {
+        deps.log.info(
+          { emailId: email.id, bookingId: email.booking_id, to: email.to_address, subject: email.subject, text: email.text_body, ics: email.ics },
+          'email logged (SMTP_URL is not set)',
+        );
+      }
+      await recordAttempt(deps.db, due.map((e) => e.id), 'logged', deps.now(), null);
+      return;
+    }
+
+    const failures: string[] = [];
+    for (const email of due) {
+      const failure = await sendOne(email, helpers);
       if (failure) failures.push(failure);
     }
     if (failures.length > 0) throw new Error(`send-email ${failures.join('; ')}`);
