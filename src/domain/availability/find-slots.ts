@@ -52,12 +52,43 @@ function numbers(csv: string | null): number[] {
   return csv.split(',').map(Number);
 }
 
+/** How far before and after the slot starts' range busy time can matter, in ms. */
+export interface BusyReach {
+  before: number;
+  after: number;
+}
+
+/**
+ * Two days either side: every local day a slot start can fall on (a local day is at most 25 h
+ * long), which the daily cap counts in full, and the longest buffered meeting (a 24 h meeting
+ * with a 24 h buffer).
+ */
+const ANY_EVENT_TYPE: BusyReach = { before: 2 * DAY_MS, after: 2 * DAY_MS };
+
+/**
+ * The reach for one event type: its local days and its own buffered meeting. For a booking's one
+ * slot this reads about half the busy time ANY_EVENT_TYPE would.
+ */
+export function reachOf(t: Pick<EventTypeRow, 'duration' | 'buffer_before' | 'buffer_after'>): BusyReach {
+  const localDay = 26 * 60 * MINUTE_MS;
+  return {
+    before: Math.max(localDay, t.buffer_before * MINUTE_MS),
+    after: Math.max(localDay, (t.duration + t.buffer_after) * MINUTE_MS),
+  };
+}
+
 /** Loads every host's busy time in one query and shapes it for the engine. */
-export async function hostInputs(db: Db, hosts: MemberRow[], mode: string, from: Date, to: Date, excludeBookingId?: string): Promise<HostInput[]> {
-  // Two days either side covers every local day a slot start can fall on (offsets are < 26 h),
-  // which the daily cap counts in full.
-  const lo = new Date(from.getTime() - 2 * DAY_MS);
-  const hi = new Date(to.getTime() + 2 * DAY_MS);
+export async function hostInputs(
+  db: Db,
+  hosts: MemberRow[],
+  mode: string,
+  from: Date,
+  to: Date,
+  excludeBookingId?: string,
+  reach: BusyReach = ANY_EVENT_TYPE,
+): Promise<HostInput[]> {
+  const lo = new Date(from.getTime() - reach.before);
+  const hi = new Date(to.getTime() + reach.after);
   const busyRows = await busyOfMembers(db, hosts.map((h) => h.id), mode, lo, hi, excludeBookingId ?? null);
   const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
   for (const h of hosts) byMember.set(h.id, { busy: [], bookingStarts: [] });
@@ -96,7 +127,7 @@ export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
 export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
   const chosen = eligible(hosts, q);
   if (chosen.length === 0 || q.to <= q.from) return [];
-  const inputs = await hostInputs(db, chosen, q.mode, q.from, q.to, q.excludeBookingId);
+  const inputs = await hostInputs(db, chosen, q.mode, q.from, q.to, q.excludeBookingId, reachOf(q.eventType));
   return computeSlots(inputs, rulesOf(q.eventType, q.from, q.to, q.now), q.eventType.scheduling_type === 'COLLECTIVE');
 }
 
