@@ -82,7 +82,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   if (config.webhookAllowPrivateTargets) {
     log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses (development and tests only)');
   }
-  const db = await openDatabase(config, opts.api ? 30 : 15);
+  // Jobs take connections only per statement or transaction, so one each is the most they need;
+  // the API gets its own 20 on top, so a worker busy routing never starves requests.
+  const db = await openDatabase(config, config.workerConcurrency + 5 + (opts.api ? 20 : 0));
   const parts: Stoppable[] = [];
   try {
     await migrate(db.pool);
