@@ -37,20 +37,10 @@ export async function addJob(db: Db, task: string, payload: unknown, opts: AddJo
   ));
 }
 
-/**
- * The transaction's keyless jobs, in one add_jobs call made as its last statement.
- *
- * add_jobs would plan its statements anew at every call (with an array argument, PostgreSQL
- * keeps finding a custom plan cheaper than the cached generic one), which was 40 % of its cost.
- * The generic plans suit the few jobs a transaction adds, and SET LOCAL ends with the
- * transaction, which commits right after this.
- */
+/** The transaction's keyless jobs, in one call (enqueue_jobs, migration 062) made as its last statement. */
 async function flushJobs(tx: Tx, specs: JobSpec[]): Promise<void> {
-  await tx.query('set local plan_cache_mode = force_generic_plan');
   await tx.query(prepared(
-    `select count(*) from graphile_worker.add_jobs(array(
-       select row(t, p, q, r, m, null, pr, null)::graphile_worker.job_spec
-         from unnest($1::text[], $2::json[], $3::text[], $4::timestamptz[], $5::int[], $6::int[]) as s(t, p, q, r, m, pr)))`,
+    'select enqueue_jobs($1::text[], $2::json[], $3::text[], $4::timestamptz[], $5::int[], $6::int[])',
     [
       specs.map((s) => s.task),
       specs.map((s) => JSON.stringify(s.payload ?? {})),
