@@ -51,12 +51,12 @@ const ROUTE_PRIORITY = -10;
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
   const now = deps.now();
-  const type = await eventTypes.findVisible(deps.db, caller.organizationId, input.event_type_id);
+  const type = await eventTypes.findBookable(deps.db, caller.organizationId, input.event_type_id);
   if (!type) {
     throw new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
   }
   const attendee = validateAttendee(input.attendee);
-  const customFields = validateCustomFields(await eventTypes.customFields(deps.db, type.id), input.custom_fields);
+  const customFields = validateCustomFields(type.custom_fields, input.custom_fields);
   const metadata = validateMetadata(input.metadata);
   const start = new Date(input.requested_time);
   requireFuture(start, now, 'requested_time');
