@@ -77,16 +77,20 @@ function benchSeed() {
   return seed;
 }
 
-/** CPU time (user + system) a process has used, in ms; 0 where /proc is not there. */
-function cpuMs(pid: number | undefined): number {
+/** CPU time a process has used, in ms (user, system); zeros where /proc is not there. */
+function cpuOf(pid: number | undefined): { user: number; system: number } {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ ticks
+    return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }; // USER_HZ ticks
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
+const cpuMs = (pid: number | undefined) => {
+  const c = cpuOf(pid);
+  return c.user + c.system;
+};
 
 /**
  * CPU used by the service process and by the PostgreSQL backends of the bench database.
@@ -106,7 +110,7 @@ function cpuMeter(pool: { query: (sql: string) => Promise<{ rows: { pid: number 
   return {
     async read() {
       await sample();
-      return { service: cpuMs(service.pid), pg: new Map(pgLast) };
+      return { service: cpuOf(service.pid), pg: new Map(pgLast), generator: process.cpuUsage() };
     },
     stop: () => clearInterval(timer),
   };
@@ -116,7 +120,10 @@ type CpuReading = Awaited<ReturnType<ReturnType<typeof cpuMeter>['read']>>;
 function cpuPerBooking(before: CpuReading, after: CpuReading, n: number): string {
   let pgMs = 0;
   for (const [pid, ms] of after.pg) pgMs += ms - (before.pg.get(pid) ?? 0);
-  return `CPU per booking: service ${((after.service - before.service) / n).toFixed(2)} ms, PostgreSQL ${(pgMs / n).toFixed(2)} ms`;
+  const user = (after.service.user - before.service.user) / n;
+  const system = (after.service.system - before.service.system) / n;
+  const generator = (after.generator.user + after.generator.system - before.generator.user - before.generator.system) / 1000 / n;
+  return `CPU per booking: service ${(user + system).toFixed(2)} ms (${system.toFixed(2)} of it system), PostgreSQL ${(pgMs / n).toFixed(2)} ms; load generator ${generator.toFixed(2)} ms`;
 }
 
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
