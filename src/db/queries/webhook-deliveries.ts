@@ -162,7 +162,15 @@ export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<OpenedAt
 
 /** Gives up a message whose webhook was disabled or deleted: its pending retries stop. */
 export async function abandonMessage(db: Db, messageId: string, position: number): Promise<void> {
-  await exec(db, `update webhook_messages set status = 'failed' where id = $1 and status = 'pending' and next_position = $2`, [messageId, position]);
+  // The delivery history stops announcing the retry that will not be made.
+  await exec(
+    db,
+    `with abandoned as (
+       update webhook_messages set status = 'failed' where id = $1 and status = 'pending' and next_position = $2 returning id
+     )
+     update webhook_deliveries set next_attempt_at = null where message_id in (select id from abandoned) and next_attempt_at is not null`,
+    [messageId, position],
+  );
 }
 
 export interface SuccessRecord {

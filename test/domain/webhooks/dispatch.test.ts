@@ -4,9 +4,10 @@ import { loadConfig } from '../../../src/config.ts';
 import { recordSuccesses } from '../../../src/db/queries/webhook-deliveries.ts';
 import { loadSeed } from '../../../src/domain/seed/load.ts';
 import { validateSeed } from '../../../src/domain/seed/validate.ts';
+import { deliverMessage } from '../../../src/domain/webhooks/deliver.ts';
 import { dispatchEvent } from '../../../src/domain/webhooks/dispatch.ts';
 import { createDeliveryClient } from '../../../src/domain/webhooks/http-client.ts';
-import { createWebhook } from '../../../src/domain/webhooks/manage.ts';
+import { createWebhook, updateWebhook } from '../../../src/domain/webhooks/manage.ts';
 import type { TestDatabase } from '../../helpers/db.ts';
 import { createTestDatabase } from '../../helpers/db.ts';
 import { testSeed } from '../../helpers/fixtures.ts';
@@ -69,6 +70,16 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
     assert.ok(record.next_attempt_at);
     assert.equal((await db.pool.query('select consecutive_failures from webhooks where id = $1', [w.id])).rows[0].consecutive_failures, 1);
     rx.reply = () => ({ status: 200 });
+
+    // disabled before the retry runs: the retry is not made, and the history stops announcing it
+    await updateWebhook(db.pool, scope, w.id, { is_active: false }, config, new Date());
+    await deliverMessage(deps(), { messageId: message.id, position: 2 });
+    assert.equal(rx.on('/down').length, 1);
+    const after = (await db.pool.query(`select status from webhook_messages where id = $1`, [message.id])).rows[0];
+    assert.equal(after.status, 'failed');
+    const history = (await db.pool.query(`select next_attempt_at from webhook_deliveries where event_id = $1`, [eventId])).rows;
+    assert.deepEqual(history, [{ next_attempt_at: null }]);
+    await db.pool.query('delete from webhooks');
   });
 });
 
