@@ -45,12 +45,7 @@ export async function insertEmails(tx: Tx, emails: readonly NewEmail[]): Promise
     });
     return `(${slots.join(', ')})`;
   });
-  // named per row count, so each shape is planned once per connection
-  await tx.query({
-    name: `email_outbox.insert_${emails.length}`,
-    text: `insert into email_outbox (${COLUMNS.join(', ')}) values ${tuples.join(', ')}`,
-    values: params,
-  });
+  await exec(tx, `insert into email_outbox (${COLUMNS.join(', ')}) values ${tuples.join(', ')}`, params);
 }
 
 export function findEmail(db: Db, id: string): Promise<EmailRow | undefined> {
@@ -79,14 +74,14 @@ export async function recordAttempt(db: Db, ids: readonly string[], status: Emai
 
 /** The next SEQUENCE of a calendar UID: 0 for the first invitation, then one more per update. */
 export async function nextSequence(tx: Tx, organizationId: string, uid: string): Promise<number> {
-  const result = await tx.query({
-    name: 'email_outbox.next_sequence',
-    text: `insert into calendar_sequences (uid, organization_id, sequence) values ($1, $2, 0)
-           on conflict (uid) do update set sequence = calendar_sequences.sequence + 1, updated_at = now()
-           returning sequence`,
-    values: [uid, organizationId],
-  });
-  return (result.rows[0] as { sequence: number }).sequence;
+  const row = await one<{ sequence: number }>(
+    tx,
+    `insert into calendar_sequences (uid, organization_id, sequence) values ($1, $2, 0)
+     on conflict (uid) do update set sequence = calendar_sequences.sequence + 1, updated_at = now()
+     returning sequence`,
+    [uid, organizationId],
+  );
+  return row!.sequence;
 }
 
 /** Like nextSequence, but only for a UID that was already sent: undefined when it never was. */
@@ -122,11 +117,7 @@ export interface BookingForEmail extends BookingRow {
   tx_now: Date;
 }
 
-// Named (prepared once per connection): planning this statement costs more than running it, and
-// it runs in every booking change.
-const BOOKING_FOR_EMAIL = {
-  name: 'email_outbox.booking_for_email',
-  text: `select b.*, et.name as event_type_name, et.description as event_type_description,
+const BOOKING_FOR_EMAIL = `select b.*, et.name as event_type_name, et.description as event_type_description,
        (select coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'email', m.email, 'timezone', m.timezone)
                                  order by w.n), '[]')
           from unnest(array_remove(array[b.assigned_to_id], null) || b.host_ids) with ordinality as w(id, n)
@@ -139,10 +130,8 @@ const BOOKING_FOR_EMAIL = {
         ) select id from chain order by depth desc limit 1) as root_id,
        now() as tx_now
      from bookings b left join event_types et on et.id = b.event_type_id
-     where b.id = $1`,
-};
+     where b.id = $1`;
 
-export async function bookingForEmail(tx: Tx, id: string): Promise<BookingForEmail | undefined> {
-  const result = await tx.query({ ...BOOKING_FOR_EMAIL, values: [id] });
-  return result.rows[0] as BookingForEmail | undefined;
+export function bookingForEmail(tx: Tx, id: string): Promise<BookingForEmail | undefined> {
+  return one<BookingForEmail>(tx, BOOKING_FOR_EMAIL, [id]);
 }

@@ -1,15 +1,6 @@
 import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows } from '../pool.ts';
 
-/**
- * The per-event statements run thousands of times a second under load: as named (prepared)
- * statements each connection parses and plans them once.
- */
-async function prepared<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T | undefined> {
-  const result = await db.query({ name, text, values });
-  return result.rows[0] as T | undefined;
-}
-
 export interface MessageRow {
   id: string;
   webhook_id: string;
@@ -55,9 +46,9 @@ export interface OpenedFirstAttempt {
  * nothing and returns nothing.
  */
 export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedFirstAttempt[]> {
-  const result = await db.query<MessageRow & { delivery_id: string; w_url: string; w_secret: string }>({
-    name: 'webhook_fan_out_open',
-    text: `with e as (
+  const opened = await rows<MessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
+    db,
+    `with e as (
        select * from booking_events where id = $1
      ), subs as (
        select w.id, w.url, w.secret_encrypted, lpad(to_hex((row_number() over (order by w.id))::int), 2, '0') as n
@@ -77,9 +68,9 @@ export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, del
      )
      select ins.*, d.id as delivery_id, subs.url as w_url, subs.secret_encrypted as w_secret
      from ins join d on d.message_id = ins.id join subs on subs.id = ins.webhook_id`,
-    values: [eventId, idBase, deliveryIdBase, everyActive],
-  });
-  return result.rows.map(({ delivery_id, w_url, w_secret, ...message }) => ({
+    [eventId, idBase, deliveryIdBase, everyActive],
+  );
+  return opened.map(({ delivery_id, w_url, w_secret, ...message }) => ({
     message,
     target: { id: message.webhook_id, url: w_url, is_active: true, secret_encrypted: w_secret },
     deliveryId: delivery_id,
@@ -134,9 +125,8 @@ export type OpenedAttempt = { message: MessageRow; target: DeliveryTarget | null
  * was opened.
  */
 export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<OpenedAttempt | undefined> {
-  const row = await prepared<MessageRow & { w_id: string | null; w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
+  const row = await one<MessageRow & { w_id: string | null; w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
     db,
-    'webhook_open_attempt',
     `with m as (
        select m.*, w.id as w_id, w.url as w_url, w.is_active as w_is_active, w.secret_encrypted as w_secret
        from webhook_messages m left join webhooks w on w.id = m.webhook_id
@@ -190,9 +180,9 @@ export interface SuccessRecord {
  * whether each attempt owned its message (false: it had moved on, so only the record was written).
  */
 export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boolean[]> {
-  const result = await db.query<{ owned: boolean }>({
-    name: 'webhook_record_successes',
-    text: `with i as (
+  const owned = await rows<{ owned: boolean }>(
+    db,
+    `with i as (
        select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::boolean[], $6::int[], $7::int[])
          with ordinality as t(delivery_id, message_id, position, webhook_id, is_test, response_status, duration_ms, n)
      ), m as (
@@ -207,10 +197,10 @@ export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boole
      )
      select exists (select 1 from m where m.id = i.message_id) as owned, (select count(*) from d) as d, (select count(*) from w) as w
      from i order by i.n`,
-    values: [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
+    [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
       a.map((r) => r.isTest), a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
-  });
-  return result.rows.map((r) => r.owned);
+  );
+  return owned.map((r) => r.owned);
 }
 
 export async function finishAttempt(tx: Tx, id: string, r: Pick<DeliveryRow, 'status' | 'response_status' | 'duration_ms' | 'error' | 'next_attempt_at'>): Promise<void> {
