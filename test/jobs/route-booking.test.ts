@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { routingStats } from '../../src/db/queries/booking-members.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { routeBooking } from '../../src/domain/bookings/route.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -81,6 +82,12 @@ describe('route-booking job (worker running)', () => {
     assert.deepEqual(kept.rows, recount.rows);
     const march = kept.rows.filter((r) => r.period_start.toISOString() === '2027-03-01T00:00:00.000Z');
     assert.equal(march.reduce((n, r) => n + r.booked, 0), 3, 'March: the completed and two others; not the cancelled nor the moved');
+
+    // round-robin's period is the UTC calendar month of the start
+    const booked = async (start: string) =>
+      (await routingStats(t.db.pool, [MEMBERS.amara, MEMBERS.jonas], 'test', new Date(start))).reduce((n, s) => n + s.booked, 0);
+    assert.equal(await booked('2027-03-31T23:30:00Z'), 3);
+    assert.equal(await booked('2027-04-01T00:30:00Z'), 1);
   });
 
   it('a booking cancelled while DRAFT is never routed; routing twice changes nothing', async () => {

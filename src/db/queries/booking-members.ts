@@ -89,18 +89,19 @@ export interface RoutingStats {
 
 /**
  * For round-robin: each member's bookings (held, or closed as completed / no-show) starting in
- * the period that begins at `periodStart` (a UTC month), and when the member was last given a
- * booking. Triggers keep the figures in member_booking_counts (migration 060), so this reads
- * one row per member and month whatever the number of bookings.
+ * the period of `start` (its UTC calendar month, as the triggers of migration 060 file them),
+ * and when the member was last given a booking. The triggers keep the figures in
+ * member_booking_counts, so this reads one row per member and month whatever the number of
+ * bookings.
  */
-export function routingStats(db: Db, memberIds: readonly string[], mode: string, periodStart: Date): Promise<RoutingStats[]> {
+export function routingStats(db: Db, memberIds: readonly string[], mode: string, start: Date): Promise<RoutingStats[]> {
   return rows<RoutingStats>(
     db,
     `select m.id as member_id,
             coalesce((select c.booked from member_booking_counts c
-                       where c.member_id = m.id and c.mode = $2 and c.period_start = $3), 0) as booked,
+                       where c.member_id = m.id and c.mode = $2 and c.period_start = date_trunc('month', $3::timestamptz, 'UTC')), 0) as booked,
             (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2) as last_booked_at
        from unnest($1::uuid[]) as m(id)`,
-    [memberIds, mode, periodStart],
+    [memberIds, mode, start],
   );
 }

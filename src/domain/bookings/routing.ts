@@ -1,15 +1,8 @@
-import { DateTime } from 'luxon';
 import type { Db } from '../../db/pool.ts';
 import type { RoutingStats } from '../../db/queries/booking-members.ts';
 import { routingStats } from '../../db/queries/booking-members.ts';
 
 export type SchedulingType = 'SOLO' | 'ROUND_ROBIN' | 'COLLECTIVE';
-
-/** Round-robin's period: the calendar month (UTC) of the booking's start. */
-export function routingPeriod(start: Date): { from: Date; to: Date } {
-  const month = DateTime.fromJSDate(start, { zone: 'utc' }).startOf('month');
-  return { from: month.toJSDate(), to: month.plus({ months: 1 }).toJSDate() };
-}
 
 /**
  * ROUND_ROBIN order (decisions.md §4): fewest bookings in the period first, ties to the least
@@ -37,7 +30,7 @@ export function roundRobinOrder(freeIds: readonly string[], stats: readonly Rout
  */
 export async function candidateOrder(db: Db, type: SchedulingType, mode: string, start: Date, freeIds: readonly string[]): Promise<string[]> {
   if (type !== 'ROUND_ROBIN' || freeIds.length < 2) return [...freeIds];
-  return roundRobinOrder(freeIds, await routingStats(db, freeIds, mode, routingPeriod(start).from));
+  return roundRobinOrder(freeIds, await routingStats(db, freeIds, mode, start));
 }
 
 /** `ids` in the order of `hosts`, anything unknown after them. */

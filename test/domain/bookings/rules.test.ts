@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ValidationError } from '../../../src/domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../../../src/domain/bookings/cursor.ts';
-import { inHostOrder, roundRobinOrder, routingPeriod } from '../../../src/domain/bookings/routing.ts';
+import { inHostOrder, roundRobinOrder } from '../../../src/domain/bookings/routing.ts';
 import { mergeAttendee, validateAttendee, validateCustomFields, validateMetadata, validateReason } from '../../../src/domain/bookings/validate.ts';
 
 const fieldOf = (fn: () => unknown) => {
@@ -115,9 +115,6 @@ describe('routing order', () => {
         assert.equal(stats.find((s) => s.member_id === order[0])!.booked, min);
       }),
     );
-  });
-  it('period is the UTC calendar month', () => {
-    assert.deepEqual(routingPeriod(new Date('2026-12-15T10:00:00Z')), { from: new Date('2026-12-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z') });
   });
   it('inHostOrder sorts by the hosts list', () => {
     assert.deepEqual(inHostOrder(['b', 'x', 'a'], [{ id: 'a' }, { id: 'b' }]), ['a', 'b', 'x']);
