@@ -87,6 +87,11 @@ describe('POST /bookings: happy path', () => {
     const b = await created(t, introBody('2026-12-02T13:00:00Z', { assign_to: MEMBERS.amara }));
     assert.deepEqual(await activeHolds(t, b.id), [MEMBERS.amara]);
   });
+
+  it('assign_to compares ids as GET /availability does: an uppercase uuid is the same member', async () => {
+    const b = await created(t, introBody('2026-12-02T14:00:00Z', { assign_to: MEMBERS.jonas.toUpperCase() }));
+    assert.deepEqual(await activeHolds(t, b.id), [MEMBERS.jonas]);
+  });
 });
 
 describe('POST /bookings: validation names the field (400)', () => {

@@ -1,4 +1,4 @@
-import { findSlots } from '../../src/domain/availability/find-slots.ts';
+import { hostsOf, slotsForHosts } from '../../src/domain/availability/find-slots.ts';
 import * as eventTypes from '../../src/db/queries/event-types.ts';
 import type { TestApp, TestResponse } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -12,8 +12,9 @@ export const ADVISORS: string[] = [MEMBERS.amara, MEMBERS.jonas].sort();
 export async function slots(t: TestApp, eventTypeId: string, from: string, to: string, mode: 'test' | 'live' = 'test') {
   const type = await eventTypes.findVisible(t.db.pool, 'org_northwind', eventTypeId);
   if (!type) throw new Error(`no event type ${eventTypeId}`);
-  const list = await findSlots(t.db.pool, { organizationId: 'org_northwind', mode, eventType: type, from: new Date(from), to: new Date(to), now: t.clock.now });
-  return list.map((s) => ({ start: s.start.toISOString(), memberIds: s.memberIds }));
+  const q = { organizationId: 'org_northwind', mode, eventType: type, from: new Date(from), to: new Date(to), now: t.clock.now };
+  const list = await slotsForHosts(t.db.pool, await hostsOf(t.db.pool, type), q);
+  return list.map((s) => ({ start: new Date(s.start).toISOString(), memberIds: s.memberIds }));
 }
 
 export function introBody(requestedTime: string, extra: Record<string, unknown> = {}) {

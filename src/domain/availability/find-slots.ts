@@ -9,8 +9,10 @@ import type { Interval } from './intervals.ts';
 import { DAY_MS, MINUTE_MS } from './zone-days.ts';
 
 /**
- * The one source of truth for slots: GET /availability lists findSlots, booking create and
- * reschedule accept exactly the starts freeHostsAt says are listed.
+ * Slots of an event type from the database: GET /availability (get-availability.ts, with its
+ * answer cache) and freeHostsAt, which booking create and reschedule ask, both feed hostInputs
+ * into computeSlots with rulesOf, so create accepts exactly the starts availability lists
+ * (test/http/availability.test.ts checks the two against each other).
  */
 export interface SlotQuery {
   organizationId: string;
@@ -24,13 +26,6 @@ export interface SlotQuery {
   assignedToId?: string;
   /** reschedule: this booking's own holds do not block */
   excludeBookingId?: string;
-}
-
-/** memberIds: the hosts free for it (COLLECTIVE: all hosts). */
-export interface Slot {
-  start: Date;
-  end: Date;
-  memberIds: string[];
 }
 
 /** The event type's hosts: host_ids, or every active member of its team when null. Inactive members never host. */
@@ -131,23 +126,19 @@ export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
   return computeSlots(inputs, rulesOf(q.eventType, q.from, q.to, q.now), q.eventType.scheduling_type === 'COLLECTIVE');
 }
 
-export async function findSlots(db: Db, q: SlotQuery): Promise<Slot[]> {
-  const slots = await slotsForHosts(db, await hostsOf(db, q.eventType), q);
-  return slots.map((s) => ({ start: new Date(s.start), end: new Date(s.end), memberIds: s.memberIds }));
-}
-
 /**
  * Is `start` a slot GET /availability would list (grid, working hours, notice, buffers, OOO,
- * daily cap, bookings), and who is free then. With assignedToId, `listed` means listed for that
- * host; a non-host gives { listed: false, memberIds: [] }.
+ * daily cap, bookings), and who is free then: booking create and reschedule ask it. With
+ * assignedToId, `listed` means listed for that host; a non-host gives listed false and no
+ * members. The event type's hosts (in host order) come back too, since bookings need them (is
+ * assign_to a host, host order) and loading them once saves a round trip.
  */
 export async function freeHostsAt(
   db: Db,
   q: Omit<SlotQuery, 'from' | 'to'> & { start: Date },
-): Promise<{ listed: boolean; memberIds: string[] }> {
-  const from = q.start;
-  const to = new Date(q.start.getTime() + 1);
-  const slots = await findSlots(db, { ...q, from, to });
-  const hit = slots.find((s) => s.start.getTime() === q.start.getTime());
-  return hit ? { listed: true, memberIds: hit.memberIds } : { listed: false, memberIds: [] };
+): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[] }> {
+  const hosts = await hostsOf(db, q.eventType);
+  const slots = await slotsForHosts(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) });
+  const hit = slots.find((s) => s.start === q.start.getTime());
+  return { hosts, listed: hit !== undefined, memberIds: hit ? hit.memberIds : [] };
 }

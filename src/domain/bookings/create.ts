@@ -5,6 +5,7 @@ import * as bookings from '../../db/queries/bookings.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import { addJob } from '../../jobs/queue.ts';
 import type { AuthContext } from '../auth/keys.ts';
+import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -13,7 +14,6 @@ import { newBookingId } from './ids.ts';
 import { isUniqueViolation, withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
-import { hostSlot } from './slots.ts';
 import type { AttendeeInput } from './validate.ts';
 import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
 
@@ -61,13 +61,15 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
   const start = new Date(input.requested_time);
   requireFuture(start, now, 'requested_time');
 
-  const slot = await hostSlot(deps.db, caller, type, start, now, { assignedToId: input.assign_to });
-  if (input.assign_to !== undefined && !slot.hosts.some((h) => h.id === input.assign_to)) {
+  // Member ids are uuids, which compare lowercase; GET /availability's assignedToId does the same.
+  const assignTo = input.assign_to?.toLowerCase();
+  const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo });
+  if (assignTo !== undefined && !slot.hosts.some((h) => h.id === assignTo)) {
     throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
   }
   if (!slot.listed || slot.memberIds.length === 0) {
     throw new Conflict(
-      input.assign_to !== undefined
+      assignTo !== undefined
         ? `field "assign_to": the member is not free at ${start.toISOString()}`
         : `field "requested_time": ${start.toISOString()} is not an available slot of this event type`,
     );

@@ -2,6 +2,7 @@ import { transaction } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
 import type { BookingRow } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
+import { freeHostsAt } from '../availability/find-slots.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { emit } from './change.ts';
@@ -10,7 +11,6 @@ import { holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { withRetry } from './pg-errors.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
-import { hostSlot } from './slots.ts';
 import { requireTransition } from './transitions.ts';
 import { requireFuture, validateReason } from './validate.ts';
 
@@ -43,7 +43,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
   const type = await bookings.eventTypeOf(deps.db, current);
   if (!type || !type.is_active || type.deleted_at) throw new Conflict('the booking\'s event type is no longer bookable');
 
-  const slot = await hostSlot(deps.db, caller, type, start, now, { excludeBookingId: id });
+  const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, excludeBookingId: id });
   if (!slot.listed || slot.memberIds.length === 0) {
     throw new Conflict(`field "start_time": ${start.toISOString()} is not an available slot of this event type`);
   }
