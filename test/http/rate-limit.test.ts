@@ -6,6 +6,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { startCli } from '../helpers/cli.ts';
 import { KEYS } from '../helpers/fixtures.ts';
+import { TEST_REDIS_URL, skipWithoutRedis } from '../helpers/redis.ts';
 
 describe('per-key rate limits (in memory)', () => {
   let t: TestApp;
@@ -41,20 +42,6 @@ describe('per-key rate limits (in memory)', () => {
   });
 });
 
-async function redisReachable(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    await r.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
-
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -64,15 +51,18 @@ async function freePort(): Promise<number> {
   });
 }
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+/** Only the rate-limit counters: other test files share the Redis database. */
+async function clearCounters(redis: Redis): Promise<void> {
+  const keys = await redis.keys('booking-service:rl:*');
+  if (keys.length > 0) await redis.del(...keys);
+}
 
 describe('rate limits shared through Redis by two serve processes', async () => {
-  const reachable = await redisReachable(REDIS_URL);
-  it('two processes on one database enforce one limit per key', { skip: reachable ? false : `no Redis reachable at ${REDIS_URL} (set TEST_REDIS_URL)` }, async () => {
+  it('two processes on one database enforce one limit per key', { skip: await skipWithoutRedis() }, async () => {
     const t = await startApp({ env: {} });
-    const redis = new Redis(REDIS_URL);
-    await redis.flushdb();
-    const env = { DATABASE_URL: t.db.url, REDIS_URL, RATE_LIMIT_TEST_PER_MINUTE: '6', LOG_LEVEL: 'info' };
+    const redis = new Redis(TEST_REDIS_URL);
+    await clearCounters(redis);
+    const env = { DATABASE_URL: t.db.url, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_TEST_PER_MINUTE: '6', LOG_LEVEL: 'info' };
     const ports = [await freePort(), await freePort()];
     const servers = ports.map((p) => startCli(['serve'], { ...env, PORT: String(p) }, /booking service ready/));
     try {
@@ -86,7 +76,7 @@ describe('rate limits shared through Redis by two serve processes', async () => 
     } finally {
       for (const s of servers) s.child.kill('SIGTERM');
       await Promise.all(servers.map((s) => s.exited));
-      await redis.flushdb();
+      await clearCounters(redis);
       redis.disconnect();
       await t.close();
     }

@@ -9,6 +9,7 @@ import type { TestDatabase } from '../../helpers/db.ts';
 import { createTestDatabase } from '../../helpers/db.ts';
 import { MEMBERS, testSeed } from '../../helpers/fixtures.ts';
 import { insertBooking } from './scheduling-fixtures.ts';
+import { TEST_REDIS_URL, skipWithoutRedis } from '../../helpers/redis.ts';
 
 // The cached GET /availability answer: invalidated through FreeBusyCache.invalidate, and the
 // notice cut-off applied on every request, never frozen into the cache.
@@ -23,7 +24,7 @@ const auth = { organizationId: 'org_northwind', mode: 'test' as const };
 const q = { event_type_id: 'et_intro_call', start_date: '2026-11-24', end_date: '2026-11-24', assigned_to_id: MEMBERS.amara };
 const starts = (body: Buffer) => (JSON.parse(body.toString()) as { slots: { start: string }[] }).slots.map((s) => s.start.slice(11, 16));
 
-describe('availability answer cache', () => {
+describe('availability answer cache', async () => {
   it('serves the cached answer until a host is invalidated', async () => {
     const cache = new MemoryFreeBusyCache(() => 0);
     const now = new Date('2026-11-23T09:00:00Z');
@@ -55,8 +56,8 @@ describe('availability answer cache', () => {
     assert.deepEqual(later, early.filter((s) => s >= '12:15'));
   });
 
-  it('works the same through the Redis cache shared by processes', async () => {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  it('works the same through the Redis cache shared by processes', { skip: await skipWithoutRedis() }, async () => {
+    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     const prefix = `test:answers:${Date.now()}`;
     try {
       const apiProcess = new RedisFreeBusyCache(redis, prefix);

@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { FreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
+import { TEST_REDIS_URL, skipWithoutRedis } from '../../helpers/redis.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function contract(name: string, make: () => { cache: FreeBusyCache; advance?: (ms: number) => void }) {
   describe(name, () => {
@@ -43,11 +43,11 @@ it('MemoryFreeBusyCache expires answers after 60 seconds', async () => {
   assert.equal(await cache.get('m', 'k'), undefined);
 });
 
-describe('RedisFreeBusyCache', () => {
+describe('RedisFreeBusyCache', { skip: await skipWithoutRedis() }, () => {
   let redis: Redis;
   const prefix = `test:freebusy:${randomBytes(4).toString('hex')}`;
   before(async () => {
-    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   });
   after(async () => {
     const keys = await redis.keys(`${prefix}:*`);
@@ -61,14 +61,16 @@ describe('RedisFreeBusyCache', () => {
     await cache.set('m', 'k', { slots: [1] });
     const ttl = await redis.ttl(`${prefix}:m:e:k`);
     assert.ok(ttl > 55 && ttl <= 60, String(ttl));
-    const second = new Redis(REDIS_URL);
+    const second = new Redis(TEST_REDIS_URL);
     try {
       assert.deepEqual(await new RedisFreeBusyCache(second, prefix).get('m', 'k'), { slots: [1] });
     } finally {
       await second.quit();
     }
   });
+});
 
+describe('RedisFreeBusyCache without Redis', () => {
   it('fails open when Redis is unreachable', async () => {
     const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
     dead.on('error', () => {});
