@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../pool.ts';
-import { one, rows } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
 import type { EventTypeRow } from './event-types.ts';
 
 export type BookingStatus =
@@ -86,10 +86,10 @@ export interface LockedBooking extends BookingRow {
 
 /**
  * Locks the booking for a change and returns it with its organization's cancellation policy.
- * A lock held by another change for longer than lockTimeoutMs fails with SQLSTATE 55P03.
+ * A lock held by another change for longer than 5 s fails with SQLSTATE 55P03.
  */
-export async function lockForChange(tx: Tx, organizationId: string, mode: string, id: string, lockTimeoutMs = 5000): Promise<LockedBooking | undefined> {
-  await tx.query(`select set_config('lock_timeout', $1, true)`, [`${lockTimeoutMs}ms`]);
+export async function lockForChange(tx: Tx, organizationId: string, mode: string, id: string): Promise<LockedBooking | undefined> {
+  await exec(tx, `select set_config('lock_timeout', '5000ms', true)`);
   return one<LockedBooking>(
     tx,
     `select b.*, o.cancellation_enabled, o.cancellation_cutoff_minutes

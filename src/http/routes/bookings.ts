@@ -117,7 +117,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   app.delete(
     '/bookings/:id',
     {
-      schema: { tags, summary: 'Cancel a booking', params: IdParam, body: CancelBody, response: one('the cancelled booking', 400, 404, 409, 422) },
+      schema: { tags, summary: 'Cancel a booking', params: IdParam, body: CancelBody, response: one('the cancelled booking', 400, 404, 409, 413, 422) },
     },
     async (req) => envelope(await cancelBooking(deps, caller(req.auth), req.params.id, req.body?.reason)),
   );
@@ -130,7 +130,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         summary: 'Move a booking to another slot (a new booking in RESCHEDULED; this one is CANCELLED)',
         params: IdParam,
         body: RescheduleBody,
-        response: one('the new booking', 400, 404, 409, 422),
+        response: one('the new booking', 400, 404, 409, 413, 422),
       },
     },
     async (req) => envelope(await rescheduleBooking(deps, caller(req.auth), req.params.id, { start_time: req.body.start_time, reason: req.body.reason ?? undefined })),
@@ -139,7 +139,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   const statusRoute = (path: string, summary: string, run: typeof confirmBooking) =>
     app.post(
       `/bookings/:id/${path}`,
-      { schema: { tags, summary, params: IdParam, response: one('the booking', 404, 409, 422) } },
+      { schema: { tags, summary, params: IdParam, response: one('the booking', 400, 404, 409, 413, 422) } },
       async (req) => envelope(await run(deps, caller(req.auth), req.params.id)),
     );
   statusRoute('confirm', 'Confirm a booking awaiting the host (also RESCHEDULED → SCHEDULED)', confirmBooking);

@@ -6,7 +6,7 @@ const DATE = { pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'calendar date YY
 export const AvailabilityQuery = Type.Object({
   event_type_id: Type.String({ minLength: 1, maxLength: 255, description: 'alias eventTypeId' }),
   start_date: Type.String({ ...DATE, description: 'first local date, inclusive (alias startDate)' }),
-  end_date: Type.String({ ...DATE, description: 'last local date, inclusive; at most 62 days after start_date (alias endDate)' }),
+  end_date: Type.String({ ...DATE, description: 'last local date, inclusive; at most 62 days in all (61 after start_date) (alias endDate)' }),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone the dates are read in; default UTC' })),
   assigned_to_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'restrict to one host (alias assignedToId)' })),
 });
