@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import * as bookings from '../../db/queries/bookings.ts';
-import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { hostsOf } from '../availability/find-slots.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { emit } from './change.ts';
@@ -13,7 +12,6 @@ export interface RouteDeps {
   db: Pool;
   now: () => Date;
   log: Logger;
-  freebusyCache: FreeBusyCache;
 }
 
 export type RouteOutcome = 'routed' | 'skipped' | 'no_holds';
@@ -27,16 +25,16 @@ export type RouteOutcome = 'routed' | 'skipped' | 'no_holds';
  */
 export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<RouteOutcome> {
   const now = deps.now();
-  const outcome = await transaction(deps.db, async (tx) => {
+  const outcome = await transaction(deps.db, async (tx): Promise<RouteOutcome> => {
     const booking = await bookings.lockForRouting(tx, bookingId);
-    if (!booking || decide('route', booking.status).kind !== 'apply') return { kind: 'skipped' as const, members: [] };
+    if (!booking || decide('route', booking.status).kind !== 'apply') return 'skipped';
     const held = booking.held_ids;
-    if (held.length === 0) return { kind: 'no_holds' as const, members: [] };
+    if (held.length === 0) return 'no_holds';
     // One held member (SOLO, ROUND_ROBIN) needs no host order: loading the hosts is for COLLECTIVE.
     let ordered = held;
     if (held.length > 1) {
       const type = await bookings.eventTypeOf(tx, booking);
-      if (!type) return { kind: 'no_holds' as const, members: [] };
+      if (!type) return 'no_holds';
       ordered = inHostOrder(held, await hostsOf(tx, type));
     }
     const row = await bookings.applyStatus(tx, bookingId, {
@@ -46,9 +44,10 @@ export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<
     });
     await emit(tx, row, 'ASSIGNMENT_CHANGED', now);
     await enqueueBookingEmail(tx, { bookingId, kind: booking.requires_confirmation ? 'confirmation_request' : 'scheduled' });
-    return { kind: 'routed' as const, members: ordered };
+    return 'routed';
   });
-  if (outcome.kind === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');
-  if (outcome.members.length > 0) await deps.freebusyCache.invalidate(outcome.members);
-  return outcome.kind;
+  // No free/busy invalidation: busy time is the holds, which the create already wrote (and
+  // invalidated for); routing changes none of them.
+  if (outcome === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');
+  return outcome;
 }
