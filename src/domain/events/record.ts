@@ -17,6 +17,13 @@ export const EVENT_TYPES: readonly BookingEventType[] = [
   'ASSIGNMENT_CHANGED',
 ];
 
+/**
+ * The spec says BOOKING_UPDATED "is broadcast to every active subscription in the
+ * organization": it goes to every active webhook of the organization and mode, whatever its
+ * events list (docs/webhooks.md). Every other event goes only where it is listed.
+ */
+export const BROADCAST_EVENTS: ReadonlySet<string> = new Set(['BOOKING_UPDATED']);
+
 export interface RecordEventInput {
   organizationId: string;
   mode: 'test' | 'live';
@@ -27,16 +34,17 @@ export interface RecordEventInput {
 }
 
 /**
- * Writes a booking event to the outbox and, when its organization and mode has an active
- * webhook subscription, enqueues its fan-out job, on the caller's transaction: the event exists
+ * Writes a booking event to the outbox and, when an active webhook subscription of its
+ * organization and mode wants it, enqueues its fan-out job, on the caller's transaction: the event exists
  * if and only if the change commits, and is never lost after.
  *
- * Most organizations subscribe to nothing, and a fan-out job that finds no subscription still
- * costs the queue a fetch and a completion (about a third of a booking create's database time
- * under load). Skipping it is safe because of the shared subscription lock taken first, in its
- * own statement: a subscription added or re-activated concurrently either committed before it
- * (and the insert's later snapshot sees it) or waits until this event has committed, so it was
- * not subscribed when the event happened.
+ * Most organizations subscribe to nothing (or not to this event), and a fan-out job that finds
+ * nobody to deliver to still costs the queue a fetch and a completion (about a third of a
+ * booking create's database time under load). Skipping it is safe because of the shared
+ * subscription lock taken first, in its own statement: a subscription added, re-activated or
+ * given new events concurrently either committed before it (and the insert's later snapshot
+ * sees it) or waits until this event has committed, so it was not subscribed when the event
+ * happened.
  */
 export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<string> {
   const id = `evt_${randomBytes(12).toString('hex')}`;
@@ -48,7 +56,7 @@ export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<stri
     booking_id: input.booking.id,
     type: input.type,
     payload: { event: input.type, timestamp: input.at.toISOString(), data: input.booking },
-  });
+  }, [...BROADCAST_EVENTS]);
   if (subscribed) await addJob(tx, 'dispatch-event', { eventId: id }, { maxAttempts: 25 });
   return id;
 }

@@ -1,8 +1,8 @@
-import { EVENT_TYPES } from '../events/record.ts';
+import { BROADCAST_EVENTS, EVENT_TYPES } from '../events/record.ts';
 import type { BookingEventType } from '../events/record.ts';
 import { ValidationError } from '../errors.ts';
 
-export { EVENT_TYPES };
+export { BROADCAST_EVENTS, EVENT_TYPES };
 
 /** The events list of a create or update: non-empty, known names only, duplicates dropped. */
 export function parseEventList(events: readonly string[]): BookingEventType[] {
@@ -15,9 +15,3 @@ export function parseEventList(events: readonly string[]): BookingEventType[] {
   return EVENT_TYPES.filter((t) => events.includes(t));
 }
 
-/**
- * The spec says BOOKING_UPDATED "is broadcast to every active subscription in the
- * organization": it goes to every active webhook of the organization and mode, whatever its
- * events list (docs/webhooks.md). Every other event goes only where it is listed.
- */
-export const BROADCAST_EVENTS: ReadonlySet<string> = new Set(['BOOKING_UPDATED']);

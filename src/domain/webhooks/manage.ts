@@ -100,8 +100,9 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
     if (input.is_active) changes.reset_failures = true;
   }
   return transaction(db, async (tx) => {
-    // Activating a subscription is ordered against booking events as creating one is (recordEvent).
-    if (changes.is_active) await webhooks.lockSubscriptions(tx, scope, 'exclusive');
+    // Activating a subscription or changing what it wants is ordered against booking events as
+    // creating one is (recordEvent).
+    if (changes.is_active || changes.events) await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     const locked = await webhooks.findWebhookForUpdate(tx, scope, id);
     if (!locked) throw new NotFound(`webhook ${id} not found`);
     return webhookJson(await webhooks.updateWebhook(tx, id, changes, now));

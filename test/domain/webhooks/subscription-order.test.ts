@@ -35,7 +35,7 @@ async function stillPending(p: Promise<unknown>, ms = 300): Promise<boolean> {
 }
 
 describe('the fan-out job of a booking event', () => {
-  it('is queued only while the organization and mode has an active subscription', async () => {
+  it('is queued only while an active subscription of the organization and mode wants the event', async () => {
     await clearWebhooks();
     const none = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
     assert.equal(await dispatchJobs(none.eventId), 0, 'no subscription: no job');
@@ -46,8 +46,12 @@ describe('the fan-out job of a booking event', () => {
     assert.equal(await dispatchJobs(otherMode.eventId), 0, 'a live subscription does not make a test event dispatch');
 
     const testHook = await createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, { url: 'https://127.0.0.1/test', events: ['BOOKING_CANCELLED'] }, config, new Date());
-    const subscribed = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
-    assert.equal(await dispatchJobs(subscribed.eventId), 1, 'any active subscription of the scope: the job decides which ones match');
+    const unlisted = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
+    assert.equal(await dispatchJobs(unlisted.eventId), 0, 'a subscription that does not list the event does not want it');
+    const listed = await recordBookingEvent(db.pool, 'BOOKING_CANCELLED');
+    assert.equal(await dispatchJobs(listed.eventId), 1, 'a subscription that lists it');
+    const broadcast = await recordBookingEvent(db.pool, 'BOOKING_UPDATED');
+    assert.equal(await dispatchJobs(broadcast.eventId), 1, 'BOOKING_UPDATED goes to every active subscription');
 
     await updateWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, testHook.id, { is_active: false }, config, new Date());
     const inactive = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
@@ -95,6 +99,13 @@ describe('the fan-out job of a booking event', () => {
       assert.ok(await stillPending(activate), 'activation waits for the event transaction');
       await client.query('commit');
       await activate;
+      // so does a change of the events it wants
+      await client.query('begin');
+      await lockSubscriptions(client, scope, 'shared');
+      const relist = updateWebhook(db.pool, scope, 'wh_order_test', { events: ['BOOKING_CANCELLED'] }, config, new Date());
+      assert.ok(await stillPending(relist), 'a new events list waits for the event transaction');
+      await client.query('commit');
+      await relist;
     } finally {
       client.release();
     }
