@@ -76,11 +76,6 @@ export async function release(tx: Tx, bookingId: string): Promise<string[]> {
   return released.map((r) => r.member_id);
 }
 
-export async function activeMembersOf(db: Db, bookingId: string): Promise<string[]> {
-  const held = await rows<{ member_id: string }>(db, 'select member_id from booking_members where booking_id = $1 and active', [bookingId]);
-  return held.map((r) => r.member_id);
-}
-
 export interface RoutingStats {
   member_id: string;
   booked: number;

@@ -127,7 +127,6 @@ export interface StatusChange {
   status: BookingStatus;
   cancellationReason?: string | null;
   cancelledAt?: Date;
-  rescheduledTo?: string;
   assignedToId?: string | null;
   hostIds?: string[];
   /** Set external_id to null: a reschedule hands it to the new booking. */
@@ -141,14 +140,13 @@ export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<
     `update bookings set status = $2,
             cancellation_reason = case when $3::boolean then $4 else cancellation_reason end,
             cancelled_at = coalesce($5, cancelled_at),
-            rescheduled_to = coalesce($6, rescheduled_to),
-            assigned_to_id = case when $7::boolean then $8::uuid else assigned_to_id end,
-            host_ids = coalesce($9::uuid[], host_ids),
-            external_id = case when $10::boolean then null else external_id end,
+            assigned_to_id = case when $6::boolean then $7::uuid else assigned_to_id end,
+            host_ids = coalesce($8::uuid[], host_ids),
+            external_id = case when $9::boolean then null else external_id end,
             version = version + 1, updated_at = now()
       where id = $1 returning *`,
     [
-      id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null, c.rescheduledTo ?? null,
+      id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null,
       c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.clearExternalId ?? false,
     ],
   );

@@ -8,11 +8,10 @@ import type { AuthContext } from '../auth/keys.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
-import { recordEvent } from '../events/record.ts';
+import { emit } from './change.ts';
 import { holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { isUniqueViolation, withRetry } from './pg-errors.ts';
-import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import type { AttendeeInput } from './validate.ts';
 import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
@@ -106,7 +105,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
       }
       const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
       const taken = await holdMembers(tx, collective, candidates, request, { skipBusy: true });
-      await recordEvent(tx, { organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(row), at: now });
+      await emit(tx, row, 'BOOKING_CREATED', now);
       await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25, priority: ROUTE_PRIORITY });
       return { booking: row, held: taken };
     }),

@@ -15,7 +15,8 @@ const isLockTimeout = (err: unknown) => sqlState(err) === '55P03';
  * Runs a transaction, retrying it on deadlock; a lock wait that timed out is the spec's
  * "concurrent modification" (409).
  */
-export async function withRetry<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+export async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  const attempts = 3;
   for (let i = 1; ; i++) {
     try {
       return await fn();

@@ -2,6 +2,7 @@ import { transaction } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
 import type { BookingRow } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
+import * as eventTypes from '../../db/queries/event-types.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
@@ -40,8 +41,8 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
   if (current.start_time.getTime() === start.getTime()) {
     throw new Conflict(`field "start_time": the booking already starts at ${start.toISOString()}`);
   }
-  const type = await bookings.eventTypeOf(deps.db, current);
-  if (!type || !type.is_active || type.deleted_at) throw new Conflict('the booking\'s event type is no longer bookable');
+  const type = await eventTypes.findVisible(deps.db, caller.organizationId, current.event_type_id);
+  if (!type) throw new Conflict('the booking\'s event type is no longer bookable');
 
   const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, excludeBookingId: id });
   if (!slot.listed || slot.memberIds.length === 0) {
@@ -49,7 +50,8 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
   }
   const free = inHostOrder(slot.memberIds, slot.hosts);
   const collective = type.scheduling_type === 'COLLECTIVE';
-  const before = await holds.activeMembersOf(deps.db, id);
+  // A booking that can be rescheduled is routed: its hosts are the members it holds.
+  const before = current.host_ids;
   const kept = free.filter((m) => before.includes(m));
   const others = await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free.filter((m) => !kept.includes(m)));
   const end = new Date(start.getTime() + type.duration * 60_000);

@@ -11,9 +11,6 @@ export const STATUSES: readonly BookingStatus[] = [
   'NO_SHOW',
 ];
 
-/** Statuses whose holds block a member's time (decisions.md §4). */
-export const ACTIVE_STATUSES: readonly BookingStatus[] = ['DRAFT', 'SCHEDULED', 'PENDING_CONFIRMATION', 'RESCHEDULED'];
-
 export type Operation = 'route' | 'confirm' | 'complete' | 'no_show' | 'cancel' | 'reschedule' | 'update_attendee';
 
 export interface Transition {
@@ -89,8 +86,4 @@ export function requireTransition(op: Operation, status: BookingStatus): { noop:
 /** Routing's target: PENDING_CONFIRMATION when the event type requires the host's confirmation. */
 export function routedStatus(requiresConfirmation: boolean): BookingStatus {
   return requiresConfirmation ? 'PENDING_CONFIRMATION' : 'SCHEDULED';
-}
-
-export function isActive(status: BookingStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
 }
