@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../pool.ts';
+import type { Tx } from '../pool.ts';
 import { one } from '../pool.ts';
 
 export type BookingEventType =
@@ -34,8 +34,4 @@ export async function insertEvent(tx: Tx, e: Omit<BookingEventRow, 'created_at'>
     [e.id, e.organization_id, e.mode, e.booking_id, e.type, JSON.stringify(e.payload), everyActive],
   );
   return row!;
-}
-
-export function findEvent(db: Db, id: string): Promise<BookingEventRow | undefined> {
-  return one<BookingEventRow>(db, 'select * from booking_events where id = $1', [id]);
 }

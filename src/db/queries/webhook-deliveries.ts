@@ -28,8 +28,8 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
 }
 
-/** A message whose first attempt the fan-out opened, with what sending it needs. */
-export interface OpenedFirstAttempt {
+/** A message with an attempt opened (its `pending` record committed), and what sending it needs. */
+export interface OpenedAttempt {
   message: MessageRow;
   target: DeliveryTarget;
   deliveryId: string;
@@ -45,7 +45,7 @@ export interface OpenedFirstAttempt {
  * delivery ids are `deliveryIdBase` + the same two digits. A second run for the same event adds
  * nothing and returns nothing.
  */
-export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedFirstAttempt[]> {
+export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedAttempt[]> {
   const opened = await rows<MessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
     db,
     `with e as (
@@ -72,7 +72,7 @@ export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, del
   );
   return opened.map(({ delivery_id, w_url, w_secret, ...message }) => ({
     message,
-    target: { id: message.webhook_id, url: w_url, is_active: true, secret_encrypted: w_secret },
+    target: { id: message.webhook_id, url: w_url, secret_encrypted: w_secret },
     deliveryId: delivery_id,
   }));
 }
@@ -99,7 +99,6 @@ export function lockMessage(tx: Tx, id: string): Promise<MessageRow | undefined>
 export interface DeliveryTarget {
   id: string;
   url: string;
-  is_active: boolean;
   secret_encrypted: string;
 }
 
@@ -115,30 +114,28 @@ export interface OpenAttemptInput {
   interruptedError: string;
 }
 
-export type OpenedAttempt = { message: MessageRow; target: DeliveryTarget | null; deliveryId: string | null };
-
 /**
  * Opens an attempt in one statement (one round trip, atomic): locks the message; if it is still
  * pending at this position and its webhook may receive it, closes attempts left `pending` by a
  * worker that died mid-attempt (their outcome is unknown and the record says so), inserts the
  * new `pending` record numbered after every earlier one. `deliveryId` is null when no attempt
- * was opened.
+ * was opened. (A message never outlives its webhook: deleting one cascades.)
  */
-export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<OpenedAttempt | undefined> {
-  const row = await one<MessageRow & { w_id: string | null; w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
+export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<(Omit<OpenedAttempt, 'deliveryId'> & { deliveryId: string | null }) | undefined> {
+  const row = await one<MessageRow & { w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
     db,
     `with m as (
-       select m.*, w.id as w_id, w.url as w_url, w.is_active as w_is_active, w.secret_encrypted as w_secret
-       from webhook_messages m left join webhooks w on w.id = m.webhook_id
+       select m.*, w.url as w_url, w.is_active as w_is_active, w.secret_encrypted as w_secret
+       from webhook_messages m join webhooks w on w.id = m.webhook_id
        where m.id = $1 for update of m
      ), ok as (
-       select * from m where status = 'pending' and next_position = $2 and w_id is not null and (w_is_active or is_test)
+       select * from m where status = 'pending' and next_position = $2 and (w_is_active or is_test)
      ), closed as (
        update webhook_deliveries set status = 'failed', error = $4
        where message_id = (select id from ok) and status = 'pending' returning id
      ), ins as (
        insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status)
-       select $3, ok.id, ok.w_id, ok.event_id, ok.event_type,
+       select $3, ok.id, ok.webhook_id, ok.event_id, ok.event_type,
               (select count(*) + 1 from webhook_deliveries where message_id = ok.id), 'pending'
        from ok returning id
      )
@@ -146,11 +143,11 @@ export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<OpenedAt
     [a.messageId, a.position, a.deliveryId, a.interruptedError],
   );
   if (!row) return undefined;
-  const { w_id, w_url, w_is_active, w_secret, delivery_id, ...message } = row;
-  return { message, target: w_id ? { id: w_id, url: w_url, is_active: w_is_active, secret_encrypted: w_secret } : null, deliveryId: delivery_id };
+  const { w_url, w_is_active: _active, w_secret, delivery_id, ...message } = row;
+  return { message, target: { id: message.webhook_id, url: w_url, secret_encrypted: w_secret }, deliveryId: delivery_id };
 }
 
-/** Gives up a message whose webhook was disabled or deleted: its pending retries stop. */
+/** Gives up a message whose webhook was disabled: its pending retries stop. */
 export async function abandonMessage(db: Db, messageId: string, position: number): Promise<void> {
   // The delivery history stops announcing the retry that will not be made.
   await exec(
@@ -195,8 +192,7 @@ export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boole
        update webhooks set consecutive_failures = 0
        where consecutive_failures <> 0 and id in (select i.webhook_id from i join m on m.id = i.message_id where not i.is_test) returning id
      )
-     select exists (select 1 from m where m.id = i.message_id) as owned, (select count(*) from d) as d, (select count(*) from w) as w
-     from i order by i.n`,
+     select exists (select 1 from m where m.id = i.message_id) as owned from i order by i.n`,
     [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
       a.map((r) => r.isTest), a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
   );

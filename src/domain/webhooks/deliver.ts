@@ -2,7 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import * as deliveries from '../../db/queries/webhook-deliveries.ts';
-import type { DeliveryTarget, MessageRow } from '../../db/queries/webhook-deliveries.ts';
+import type { OpenedAttempt } from '../../db/queries/webhook-deliveries.ts';
 import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
 import { addJob } from '../../jobs/queue.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
@@ -29,31 +29,25 @@ export interface DeliverPayload {
   position: number;
 }
 
-export interface Started {
-  message: MessageRow;
-  target: DeliveryTarget;
-  deliveryId: string;
-}
-
 /**
  * Opens an attempt: its `pending` record is committed before any byte is sent, so a worker that
  * dies mid-attempt leaves a trace the sweeper (sweep.ts) finds and acts on.
  */
-async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<Started | null> {
+async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<OpenedAttempt | null> {
   const opened = await deliveries.openAttempt(deps.db, {
     messageId: p.messageId, position: p.position, deliveryId: newDeliveryId(), interruptedError: INTERRUPTED_ERROR,
   });
   if (!opened) return null;
   const { message, target, deliveryId } = opened;
-  if (target && deliveryId) return { message, target, deliveryId };
-  // Not opened: either a stale job (the message moved on), or a disabled or deleted webhook,
+  if (deliveryId) return { message, target, deliveryId };
+  // Not opened: either a stale job (the message moved on), or a disabled webhook,
   // whose pending retries stop (a test event is the exception: see test-event.ts).
   if (message.status === 'pending' && message.next_position === p.position) await deliveries.abandonMessage(deps.db, message.id, p.position);
   return null;
 }
 
 /** A failed attempt: count it, then a retry at the schedule's delay, or give up. */
-async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Started, outcome: AttemptOutcome): Promise<void> {
+async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: OpenedAttempt, outcome: AttemptOutcome): Promise<void> {
   const { message, target, deliveryId } = s;
   const key = deliveryJobKey(message.id);
   await transaction(deps.db, async (tx) => {
@@ -96,7 +90,7 @@ export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Prom
  * Sends an attempt whose `pending` record is committed (by openAttempt, or by the fan-out for
  * first attempts) and records its outcome.
  */
-export async function sendOpenedAttempt(deps: DeliverDeps, position: number, started: Started): Promise<void> {
+export async function sendOpenedAttempt(deps: DeliverDeps, position: number, started: OpenedAttempt): Promise<void> {
   const { message, target } = started;
   const at = deps.now();
   let outcome: AttemptOutcome;
