@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import type { LookupAddress } from 'node:dns';
 import tls from 'node:tls';
 import { Agent, request } from 'undici';
-import { isIpLiteral, refusedAddressReason } from './address-rules.ts';
+import { refusedAddressReason } from './address-rules.ts';
 import { resolveHost } from './resolver.ts';
-import { checkResolvedAddresses, checkUrlShape, hostOf } from './url-rules.ts';
+import { checkWebhookUrl } from './url-rules.ts';
 
 /** The whole attempt (connect, TLS, request, response headers and the body we read). */
 export const ATTEMPT_TIMEOUT_MS = 5000;
@@ -88,18 +88,10 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
     try {
-      // The stored URL passed these rules when saved; they are checked again because the
-      // resolution (and, for a literal address, the rules themselves) may differ now.
-      const url = checkUrlShape(req.url, { allowPrivate: opts.allowPrivate });
-      const host = hostOf(url);
-      if (!opts.allowPrivate) {
-        if (isIpLiteral(host)) {
-          const reason = refusedAddressReason(host);
-          if (reason) return { ok: false, responseStatus: null, durationMs: elapsed(), error: `refused: ${host} ${reason}` };
-        } else {
-          await checkResolvedAddresses(host, 'url');
-        }
-      }
+      // The stored URL passed these rules when saved; they are checked again at every attempt
+      // (decisions.md §5) because the resolution may differ now, even when a kept-alive
+      // connection is reused. A new connection only goes to addresses checkedLookup checked.
+      const url = await checkWebhookUrl(req.url, { allowPrivate: opts.allowPrivate });
       const res = await request(url, {
         method: 'POST',
         dispatcher: agent,

@@ -56,9 +56,13 @@ export async function checkResolvedAddresses(host: string, field: string): Promi
   }
 }
 
-/** The URL rules on create and update: shape, then (unless private targets are allowed) resolution. */
-export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions): Promise<void> {
+/**
+ * The URL rules on create, update and every delivery attempt: shape (a literal address is
+ * checked there), then, unless private targets are allowed, what the name resolves to now.
+ */
+export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions): Promise<URL> {
   const url = checkUrlShape(raw, opts);
   const host = hostOf(url);
   if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url');
+  return url;
 }
