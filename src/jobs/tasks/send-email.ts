@@ -6,7 +6,7 @@ import { findEmails, recordAttempt } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
 import type { WorkerDeps } from '../deps.ts';
 
-/** The outbox rows of one booking change. (`emailId`: one row, as jobs queued before 2026-11 carry.) */
+/** The outbox rows of one booking change. (`emailId`: one row, as jobs queued by versions before one job per change carry.) */
 export interface SendEmailPayload {
   emailIds?: string[];
   emailId?: string;
