@@ -21,8 +21,6 @@ export function upsertOrganization(tx: Tx, o: SeedOrganization): Promise<number>
 }
 
 export async function upsertTeam(tx: Tx, orgId: string, t: { id: string; name: string }): Promise<number> {
-  const owner = await rows<{ organization_id: string }>(tx, 'select organization_id from teams where id = $1', [t.id]);
-  if (owner.length > 0 && owner[0].organization_id !== orgId) throw new Error(`team "${t.id}" belongs to another organization`);
   return exec(
     tx,
     `insert into teams (id, organization_id, name) values ($1, $2, $3)
@@ -144,12 +142,12 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
 }
 
 /** Ids that exist already under another organization: seeding must not move them. */
-export async function foreignIds(tx: Tx, table: 'members' | 'event_types' | 'calendars', orgId: string, ids: string[]): Promise<string[]> {
+export async function foreignIds(tx: Tx, table: 'teams' | 'members' | 'event_types' | 'calendars', orgId: string, ids: string[]): Promise<string[]> {
   const found = await rows<{ id: string }>(tx, `select id::text from ${table} where id::text = any($1) and organization_id <> $2`, [ids, orgId]);
   return found.map((r) => r.id);
 }
 
 /** Marks the organization's configuration as changed (see migration 050). */
 export async function bumpScheduleVersion(tx: Tx, organizationId: string): Promise<void> {
-  await tx.query('update organizations set schedule_version = schedule_version + 1 where id = $1', [organizationId]);
+  await exec(tx, 'update organizations set schedule_version = schedule_version + 1 where id = $1', [organizationId]);
 }

@@ -39,6 +39,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
     for (const [oi, org] of seed.organizations.entries()) {
       const p = `organizations[${oi}]`;
       const clash =
+        (await up.foreignIds(tx, 'teams', org.id, org.teams.map((t) => t.id)))[0] ??
         (await up.foreignIds(tx, 'members', org.id, org.members.map((m) => m.id)))[0] ??
         (await up.foreignIds(tx, 'event_types', org.id, org.event_types.map((e) => e.id)))[0] ??
         (await up.foreignIds(tx, 'calendars', org.id, org.calendars.map((c) => c.id)))[0];

@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import { PUBLISHABLE_SCOPES, isScope, parseKey } from '../auth/scopes.ts';
 import { CUSTOM_FIELD_TYPES } from '../event-types/custom-field-types.ts';
+import { CUSTOM_FIELD_KEY_PATTERN, EVENT_TYPE_LIMITS, SLUG_PATTERN } from '../event-types/limits.ts';
 
 /** A bad seed file: the message names the JSON path of the first bad value. */
 export class SeedError extends Error {}
@@ -201,11 +202,16 @@ function member(raw: unknown, p: string, teams: Set<string>): SeedMember {
   };
 }
 
+// The API's own bounds and patterns (event-types/limits.ts): a seeded type is one the API could have made.
+const L = EVENT_TYPE_LIMITS;
+const SLUG = new RegExp(SLUG_PATTERN);
+const KEY = new RegExp(CUSTOM_FIELD_KEY_PATTERN);
+
 function eventType(raw: unknown, p: string, teams: Set<string>, members: Map<string, SeedMember>): SeedEventType {
   const e = obj(raw, p);
   const teamId = reqStr(e.team_id, `${p}.team_id`);
   if (!teams.has(teamId)) fail(`${p}.team_id`, `unknown team "${teamId}"`);
-  const duration = int(e.duration, `${p}.duration`, 1, 1440);
+  const duration = int(e.duration, `${p}.duration`, L.duration.minimum, L.duration.maximum);
   const w = obj(e.workload, `${p}.workload`);
   const hostIds =
     e.host_ids === undefined || e.host_ids === null
@@ -223,36 +229,42 @@ function eventType(raw: unknown, p: string, teams: Set<string>, members: Map<str
   const fields = arr(e.custom_fields, `${p}.custom_fields`, true).map((f, i) => {
     const fp = `${p}.custom_fields[${i}]`;
     const o = obj(f, fp);
-    const key = reqStr(o.key, `${fp}.key`, 100);
+    const key = reqStr(o.key, `${fp}.key`, L.customFieldKeyLength);
+    if (!KEY.test(key)) fail(`${fp}.key`, `must match ${CUSTOM_FIELD_KEY_PATTERN}`);
     if (keys.has(key)) fail(`${fp}.key`, `duplicate custom field key "${key}"`);
     keys.add(key);
     const type = oneOf(o.type, `${fp}.type`, [...CUSTOM_FIELD_TYPES]);
-    const options = o.options === undefined || o.options === null ? null : arr(o.options, `${fp}.options`).map((x, j) => reqStr(x, `${fp}.options[${j}]`));
+    const options = o.options === undefined || o.options === null ? null : arr(o.options, `${fp}.options`).map((x, j) => reqStr(x, `${fp}.options[${j}]`, L.customFieldOptionLength));
+    if (options && options.length > L.customFieldOptions) fail(`${fp}.options`, `at most ${L.customFieldOptions}`);
     if ((type === 'SELECT' || type === 'MULTISELECT') && (!options || options.length === 0)) fail(`${fp}.options`, `required for ${type}`);
-    return { key, label: reqStr(o.label, `${fp}.label`, 200), type, required: bool(o.required, `${fp}.required`, false), options };
+    return { key, label: reqStr(o.label, `${fp}.label`, L.customFieldLabelLength), type, required: bool(o.required, `${fp}.required`, false), options };
   });
+  if (fields.length > L.customFields) fail(`${p}.custom_fields`, `at most ${L.customFields}`);
+  if (hostIds && hostIds.length > L.hosts) fail(`${p}.host_ids`, `at most ${L.hosts}`);
+  const slug = reqStr(e.slug, `${p}.slug`, L.slugLength);
+  if (!SLUG.test(slug)) fail(`${p}.slug`, 'lower-case letters and digits joined by single dashes');
   return {
     id: reqStr(e.id, `${p}.id`, 255),
     team_id: teamId,
-    name: reqStr(e.name, `${p}.name`, 200),
-    slug: reqStr(e.slug, `${p}.slug`, 200),
-    description: str(e.description, `${p}.description`, { optional: true, nullable: true, max: 5000 }),
+    name: reqStr(e.name, `${p}.name`, L.nameLength),
+    slug,
+    description: str(e.description, `${p}.description`, { optional: true, nullable: true, max: L.descriptionLength }),
     duration,
-    slot_interval: int(e.slot_interval, `${p}.slot_interval`, 1, 1440, duration),
-    buffer_before: int(e.buffer_before, `${p}.buffer_before`, 0, 1440, 0),
-    buffer_after: int(e.buffer_after, `${p}.buffer_after`, 0, 1440, 0),
-    minimum_booking_notice: int(e.minimum_booking_notice, `${p}.minimum_booking_notice`, 0, 525600, 0),
+    slot_interval: int(e.slot_interval, `${p}.slot_interval`, L.slot_interval.minimum, L.slot_interval.maximum, duration),
+    buffer_before: int(e.buffer_before, `${p}.buffer_before`, L.buffer_before.minimum, L.buffer_before.maximum, 0),
+    buffer_after: int(e.buffer_after, `${p}.buffer_after`, L.buffer_after.minimum, L.buffer_after.maximum, 0),
+    minimum_booking_notice: int(e.minimum_booking_notice, `${p}.minimum_booking_notice`, L.minimum_booking_notice.minimum, L.minimum_booking_notice.maximum, 0),
     scheduling_type: oneOf(e.scheduling_type, `${p}.scheduling_type`, SCHEDULING) as SeedEventType['scheduling_type'],
     requires_confirmation: bool(e.requires_confirmation, `${p}.requires_confirmation`, false),
     is_active: bool(e.is_active, `${p}.is_active`, true),
     is_personal: isPersonal,
     owner_id: ownerId,
-    external_id: str(e.external_id, `${p}.external_id`, { optional: true, nullable: true, max: 255 }),
+    external_id: str(e.external_id, `${p}.external_id`, { optional: true, nullable: true, max: L.externalIdLength }),
     workload: {
-      prep: int(w.prep, `${p}.workload.prep`, 0, 100000),
-      meeting: int(w.meeting, `${p}.workload.meeting`, 1, 100000),
-      implementation: int(w.implementation, `${p}.workload.implementation`, 0, 100000),
-      admin: int(w.admin, `${p}.workload.admin`, 0, 100000),
+      prep: int(w.prep, `${p}.workload.prep`, 0, L.workload.maximum),
+      meeting: int(w.meeting, `${p}.workload.meeting`, 1, L.workload.maximum),
+      implementation: int(w.implementation, `${p}.workload.implementation`, 0, L.workload.maximum),
+      admin: int(w.admin, `${p}.workload.admin`, 0, L.workload.maximum),
     },
     custom_fields: fields,
     host_ids: hostIds,

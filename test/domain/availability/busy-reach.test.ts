@@ -20,7 +20,7 @@ before(async () => {
   const seed = testSeed();
   const allWeek = [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }];
   const type = (id: string, duration: number, bufferAfter: number) => ({
-    id, team_id: 'team_reach', name: id, slug: id, description: null, duration, slot_interval: 30, buffer_before: 0, buffer_after: bufferAfter,
+    id, team_id: 'team_reach', name: id, slug: id.replace('_', '-'), description: null, duration, slot_interval: 30, buffer_before: 0, buffer_after: bufferAfter,
     minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false, workload: { prep: 0, meeting: duration, implementation: 0, admin: 0 },
     custom_fields: [],
   });
