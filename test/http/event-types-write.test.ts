@@ -115,20 +115,20 @@ describe('POST /v1/event-types', () => {
       ['owner in another team', { owner_id: MEMBERS.priya }, 'owner_id'],
       ['owner of another organization', { owner_id: MEMBERS.otherOrg }, 'owner_id'],
       ['owner not a uuid', { owner_id: 'amara' }, 'owner_id'],
-      ['host of another organization', { host_ids: [MEMBERS.otherOrg] }, 'host_ids'],
-      ['host in another team', { host_ids: [MEMBERS.amara, MEMBERS.priya] }, 'host_ids'],
+      ['host of another organization', { host_ids: [MEMBERS.otherOrg] }, 'host_ids[0]'],
+      ['host in another team', { host_ids: [MEMBERS.amara, MEMBERS.priya] }, 'host_ids[1]'],
       ['empty host list', { host_ids: [] }, 'host_ids'],
       ['unknown custom field type', { custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }, 'custom_fields[0].type'],
-      ['SELECT without options', { custom_fields: [{ key: 'a', label: 'A', type: 'SELECT' }] }, 'custom_fields.0.options'],
-      ['duplicate custom field key', { custom_fields: [{ key: 'a', label: 'A', type: 'TEXT' }, { key: 'a', label: 'B', type: 'TEXT' }] }, 'custom_fields.1.key'],
+      ['SELECT without options', { custom_fields: [{ key: 'a', label: 'A', type: 'SELECT' }] }, 'custom_fields[0].options'],
+      ['duplicate custom field key', { custom_fields: [{ key: 'a', label: 'A', type: 'TEXT' }, { key: 'a', label: 'B', type: 'TEXT' }] }, 'custom_fields[1].key'],
     ];
     for (const [name, extra, field] of cases) {
       it(name, async () => {
         const res = await post(minimal({ name: `Bad ${name}`, ...extra }));
         assert.equal(res.status, 400, JSON.stringify(res.body));
         assert.equal(res.body.error.code, 'validation_error');
-        assert.ok(res.body.error.field?.startsWith(field.split('.')[0]), `${res.body.error.field} ~ ${field}`);
-        assert.ok(res.body.error.message.includes(field.split('.').at(-1)!), res.body.error.message);
+        assert.equal(res.body.error.field, field);
+        assert.ok(res.body.error.message.includes(`"${field}"`), res.body.error.message);
       });
     }
     it('nothing was created by the refused requests', async () => {

@@ -28,7 +28,7 @@ export async function checkPeople(db: Db, organizationId: string, v: EventTypeVa
     const ok = new Set(found.filter((m) => m.team_id === v.team_id).map((m) => m.id));
     const bad = v.host_ids.findIndex((id) => !ok.has(id));
     if (bad >= 0) {
-      throw new ValidationError(`field "host_ids[${bad}]": "${v.host_ids[bad]}" is not an active member of team "${v.team_id}"`, 'host_ids');
+      throw new ValidationError(`field "host_ids[${bad}]": "${v.host_ids[bad]}" is not an active member of team "${v.team_id}"`, `host_ids[${bad}]`);
     }
   }
   if (v.is_personal && v.owner_id === null) throw new ValidationError('field "owner_id" is required when is_personal is true', 'owner_id');
@@ -59,15 +59,15 @@ export interface CustomFieldInput {
 export function customFieldRows(eventTypeId: string, input: readonly CustomFieldInput[]): NewCustomField[] {
   const seen = new Set<string>();
   return input.map((f, i) => {
-    if (seen.has(f.key)) throw new ValidationError(`field "custom_fields[${i}].key": duplicate key "${f.key}"`, `custom_fields.${i}.key`);
+    if (seen.has(f.key)) throw new ValidationError(`field "custom_fields[${i}].key": duplicate key "${f.key}"`, `custom_fields[${i}].key`);
     seen.add(f.key);
     const choice = f.type === 'SELECT' || f.type === 'MULTISELECT';
     const options = choice ? (f.options ?? []) : null;
     if (choice && options!.length === 0) {
-      throw new ValidationError(`field "custom_fields[${i}].options" is required for ${f.type}`, `custom_fields.${i}.options`);
+      throw new ValidationError(`field "custom_fields[${i}].options" is required for ${f.type}`, `custom_fields[${i}].options`);
     }
     if (options && new Set(options).size !== options.length) {
-      throw new ValidationError(`field "custom_fields[${i}].options" must not repeat a value`, `custom_fields.${i}.options`);
+      throw new ValidationError(`field "custom_fields[${i}].options" must not repeat a value`, `custom_fields[${i}].options`);
     }
     return { id: customFieldId(eventTypeId, f.key), key: f.key, label: f.label, type: f.type, required: f.required ?? false, options };
   });
