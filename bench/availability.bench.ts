@@ -238,7 +238,7 @@ async function main() {
     console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     console.table([
       row('baseline: Fastify + one pg primary-key select', baseline),
-      row('reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 2 queries)', typeRead, baseline),
+      row('reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 1 query)', typeRead, baseline),
       row('GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)', availability, baseline),
       row('  the same with the answer cache off (every request computes)', availabilityCold, baseline),
       row('GET /v1/freebusy (7 days, 30 min) uncached', uncached, baseline),

@@ -47,8 +47,8 @@ export function findVisible(db: Db, organizationId: string, id: string): Promise
   );
 }
 
-/** findVisible with its custom fields, in order: what a booking create needs, in one round trip. */
-export function findBookable(db: Db, organizationId: string, id: string): Promise<(EventTypeRow & { custom_fields: CustomFieldRow[] }) | undefined> {
+/** findVisible with its custom fields, in order, in one round trip. */
+export function findVisibleWithFields(db: Db, organizationId: string, id: string): Promise<(EventTypeRow & { custom_fields: CustomFieldRow[] }) | undefined> {
   return one<EventTypeRow & { custom_fields: CustomFieldRow[] }>(
     db,
     `select et.*, coalesce((select json_agg(cf order by cf.position) from event_type_custom_fields cf where cf.event_type_id = et.id), '[]') as custom_fields

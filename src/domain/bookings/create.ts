@@ -50,7 +50,7 @@ const ROUTE_PRIORITY = -10;
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
   const now = deps.now();
-  const type = await eventTypes.findBookable(deps.db, caller.organizationId, input.event_type_id);
+  const type = await eventTypes.findVisibleWithFields(deps.db, caller.organizationId, input.event_type_id);
   if (!type) {
     throw new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
   }

@@ -27,13 +27,12 @@ const STANDARD_FIELDS = [
 const MAX_LENGTH: Partial<Record<CustomFieldType, number>> = { TEXT: 500, TEXTAREA: 5000 };
 
 export async function getEventTypeFields(db: Db, organizationId: string, id: string) {
-  const type = await eventTypes.findVisible(db, organizationId, id);
+  const type = await eventTypes.findVisibleWithFields(db, organizationId, id);
   if (!type) throw new NotFound(`event type "${id}" not found`);
-  const custom = await eventTypes.customFields(db, type.id);
   return {
     event_type_id: type.id,
     standard_fields: STANDARD_FIELDS,
-    custom_fields: custom.map((f) => ({
+    custom_fields: type.custom_fields.map((f) => ({
       ...customFieldJson(f),
       validation: FIELD_RULES[f.type as CustomFieldType] ?? 'any value',
       ...(MAX_LENGTH[f.type as CustomFieldType] ? { max_length: MAX_LENGTH[f.type as CustomFieldType] } : {}),

@@ -9,7 +9,7 @@ export async function listEventTypes(db: Db, organizationId: string) {
 }
 
 export async function getEventType(db: Db, organizationId: string, id: string) {
-  const type = await eventTypes.findVisible(db, organizationId, id);
+  const type = await eventTypes.findVisibleWithFields(db, organizationId, id);
   if (!type) throw new NotFound(`event type "${id}" not found`);
-  return eventTypeDetailJson(type, await eventTypes.customFields(db, type.id));
+  return eventTypeDetailJson(type, type.custom_fields);
 }
