@@ -8,13 +8,14 @@ import { bookingJson } from '../../domain/bookings/present.ts';
 import { getBooking, getBookingByExternalId, listBookings } from '../../domain/bookings/read.ts';
 import { rescheduleBooking } from '../../domain/bookings/reschedule.ts';
 import { updateBookingAttendee } from '../../domain/bookings/update-attendee.ts';
+import { LIMITS } from '../../domain/bookings/validate.ts';
 import type { AppDeps } from '../deps.ts';
 import { BookingEnvelope, BookingList, BookingStatus } from '../schemas/booking.ts';
 import { DateTime, IdParam, Nullable, errors } from '../schemas/common.ts';
 
 const AttendeeIn = Type.Object({
-  name: Type.String({ maxLength: 200 }),
-  email: Type.String({ maxLength: 254 }),
+  name: Type.String({ maxLength: LIMITS.nameLength }),
+  email: Type.String({ maxLength: LIMITS.emailLength }),
   phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
   timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
 });
@@ -26,7 +27,9 @@ const CreateBody = Type.Object({
   attendee: AttendeeIn,
   custom_fields: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   metadata: Type.Optional(
-    Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'flat: at most 50 keys of 1..40 characters; values string (≤ 500), number, boolean or null' })),
+    Nullable(Type.Record(Type.String(), Type.Unknown(), {
+      description: `flat: at most ${LIMITS.metadataKeys} keys of 1..${LIMITS.metadataKeyLength} characters; values string (≤ ${LIMITS.metadataStringLength}), number, boolean or null`,
+    })),
   ),
   assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
   external_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
@@ -48,7 +51,7 @@ const ListQuery = Type.Object({
   status: Type.Optional(BookingStatus),
   event_type_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   assigned_to_id: Type.Optional(Type.String({ format: 'uuid' })),
-  attendee_email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  attendee_email: Type.Optional(Type.String({ format: 'email', maxLength: LIMITS.emailLength })),
   start_date: Type.Optional(Type.String({ description: 'bookings starting at or after this instant (date-time, or a date = its midnight UTC)' })),
   end_date: Type.Optional(Type.String({ description: 'bookings starting before this instant' })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
@@ -57,7 +60,7 @@ const ListQuery = Type.Object({
 
 // PATCH checks its own body (disallowed and unknown fields are 400, not ignored).
 const PatchBody = Type.Object({ attendee: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
-const Reason = Type.Optional(Nullable(Type.String({ maxLength: 500 })));
+const Reason = Type.Optional(Nullable(Type.String({ maxLength: LIMITS.reasonLength })));
 const CancelBody = Type.Union([Type.Object({ reason: Reason }), Type.Null()]);
 const RescheduleBody = Type.Object({ start_time: DateTime, reason: Reason });
 const ExternalParam = Type.Object({ externalId: Type.String({ minLength: 1, maxLength: 255 }) });
