@@ -104,3 +104,27 @@ describe('Idempotency-Key on DELETE /bookings/{id}', () => {
     assert.equal((await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-2' } })).status, 409);
   });
 });
+
+describe('Idempotency-Key on the other POSTs and over time', () => {
+  it('a retried confirm with the same key replays the stored answer, even after the booking changed', async () => {
+    const id = await seedBooking(t, { status: 'PENDING_CONFIRMATION', start: '2027-01-06T10:00:00Z' });
+    const headers = { 'idempotency-key': 'confirm-1' };
+    const first = await t.request('POST', `/v1/bookings/${id}/confirm`, { key: KEYS.secret, headers });
+    assert.equal(first.status, 200, first.text);
+    assert.equal((await t.request('POST', `/v1/bookings/${id}/complete`, { key: KEYS.secret })).status, 200);
+    const retry = await t.request('POST', `/v1/bookings/${id}/confirm`, { key: KEYS.secret, headers });
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.body.idempotent_replay, true);
+    assert.equal(retry.body.booking.status, 'SCHEDULED', 'the stored answer, not the booking as it is now');
+  });
+
+  it('a key is kept 24 hours: after that the same key is a new request', async () => {
+    assert.equal((await keyed('day-old', introBody('2026-12-03T10:00:00Z'))).status, 201);
+    assert.equal((await keyed('day-old', introBody('2026-12-03T11:00:00Z'))).status, 422, 'within 24 h another body is a reuse');
+    await t.db.pool.query(`update idempotency_keys set created_at = created_at - interval '24 hours 1 minute' where key = 'day-old'`);
+    const fresh = await keyed('day-old', introBody('2026-12-03T11:00:00Z'));
+    assert.equal(fresh.status, 201, fresh.text);
+    assert.equal(fresh.body.idempotent_replay, undefined);
+    assert.equal(await countAt('2026-12-03T11:00:00Z'), 1);
+  });
+});

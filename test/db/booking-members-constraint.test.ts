@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { loadSeed } from '../../src/domain/seed/load.ts';
+import { validateSeed } from '../../src/domain/seed/validate.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
+
+// decisions.md §4: the database itself refuses a member two overlapping active holds, whatever
+// code writes them. These writes go straight to the table, past every check of the service.
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+  await loadSeed(db.pool, validateSeed(testSeed()));
+});
+after(() => db.drop());
+
+let n = 0;
+async function hold(member: string, from: string, to: string, opts: { mode?: string; active?: boolean } = {}) {
+  const id = `bkg_constraint_${++n}`;
+  const mode = opts.mode ?? 'test';
+  await db.pool.query(
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
+     values ($1, 'org_northwind', $2, 'et_intro_call', 'SCHEDULED', $3, $4, '{"name":"C","email":"c@example.com"}')`,
+    [id, mode, from, to],
+  );
+  await db.pool.query(
+    `insert into booking_members (booking_id, member_id, mode, start_time, during, active) values ($1, $2, $3, $4, tstzrange($4, $5), $6)`,
+    [id, member, mode, from, to, opts.active ?? true],
+  );
+}
+
+it('refuses an overlapping active hold of one member with SQLSTATE 23P01', async () => {
+  await hold(MEMBERS.amara, '2027-05-03T09:00:00Z', '2027-05-03T09:30:00Z');
+  await assert.rejects(hold(MEMBERS.amara, '2027-05-03T09:20:00Z', '2027-05-03T09:50:00Z'), (e: { code?: string }) => e.code === '23P01');
+});
+
+it('allows back-to-back holds, another member, the other mode and released holds', async () => {
+  await hold(MEMBERS.jonas, '2027-05-04T09:00:00Z', '2027-05-04T09:30:00Z');
+  await hold(MEMBERS.jonas, '2027-05-04T09:30:00Z', '2027-05-04T10:00:00Z');
+  await hold(MEMBERS.amara, '2027-05-04T09:00:00Z', '2027-05-04T09:30:00Z');
+  await hold(MEMBERS.jonas, '2027-05-04T09:00:00Z', '2027-05-04T09:30:00Z', { mode: 'live' });
+  await hold(MEMBERS.jonas, '2027-05-04T09:10:00Z', '2027-05-04T09:20:00Z', { active: false });
+});
