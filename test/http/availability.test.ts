@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as eventTypes from '../../src/db/queries/event-types.ts';
 import { freeHostsAt } from '../../src/domain/availability/find-slots.ts';
+import { loadSeed } from '../../src/domain/seed/load.ts';
+import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { KEYS, MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import { insertBooking, insertOutOfOffice, keyWith } from '../domain/availability/scheduling-fixtures.ts';
 
 // Monday 2026-11-23 09:00 UTC. Amara: Europe/London (UTC+0 now) Mon–Fri 09–17; Jonas: Europe/Berlin
@@ -112,6 +114,40 @@ describe('GET /v1/availability', () => {
     assert.equal(res.body.totalSlots, 0);
     const other = await avail(`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&assignedToId=${MEMBERS.jonas}`);
     assert.equal(other.body.totalSlots, 31);
+  });
+
+  it('the cached answer follows bookings, event-type changes and seeds made after it was cached', async () => {
+    const q = `${INTRO}&start_date=2026-11-30&end_date=2026-11-30&assignedToId=${MEMBERS.amara}`;
+    const before = starts((await avail(q)).body);
+    assert.ok(before.includes('10:00'));
+    // a booking through the API
+    const body = { event_type_id: 'et_intro_call', requested_time: '2026-11-30T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' },
+      custom_fields: { company: 'Cache Co' }, assign_to: MEMBERS.amara };
+    const made = await t.request('POST', '/v1/bookings', { key: KEYS.secret, body });
+    assert.equal(made.status, 201, made.text);
+    assert.ok(!starts((await avail(q)).body).includes('10:00'), 'the booked start is gone');
+    assert.equal((await t.request('DELETE', `/v1/bookings/${made.body.booking.id}`, { key: KEYS.secret })).status, 200);
+    assert.deepEqual(starts((await avail(q)).body), before, 'and back once cancelled');
+    // an event-type change
+    const patch = (slot_interval: number) => t.request('PATCH', '/v1/event-types/et_intro_call', { key: KEYS.secret, body: { slot_interval } });
+    assert.equal((await patch(30)).status, 200);
+    try {
+      assert.deepEqual(starts((await avail(q)).body), before.filter((x) => x.endsWith(':00') || x.endsWith(':30')));
+    } finally {
+      assert.equal((await patch(15)).status, 200);
+    }
+    assert.deepEqual(starts((await avail(q)).body), before);
+    // a seed that changes the member's hours
+    const seed = testSeed();
+    const amara = seed.organizations[0].members.find((m: { id: string }) => m.id === MEMBERS.amara);
+    amara.working_hours = [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }];
+    await loadSeed(t.db.pool, validateSeed(seed));
+    try {
+      assert.deepEqual(starts((await avail(q)).body), before.filter((x) => x >= '12:00'));
+    } finally {
+      await loadSeed(t.db.pool, validateSeed(testSeed()));
+    }
+    assert.deepEqual(starts((await avail(q)).body), before);
   });
 
   it('one source of truth: freeHostsAt agrees with every listed start and refuses off-grid ones', async () => {
