@@ -202,6 +202,37 @@ describe('booking-service CLI', () => {
     assert.match(result.stderr, /^RATE_LIMIT_TEST_PER_MINUTE: expected a whole number/m);
   });
 
+  it('worker runs queued jobs without an API, and warns at start when private webhook targets are allowed', async () => {
+    // a DRAFT booking holding Amara, and its routing job, as POST /bookings leaves them
+    const id = 'bkg_cli_worker_0000000001';
+    await db.pool.query(
+      `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
+       values ($1, 'org_northwind', 'test', 'et_intro_call', 'DRAFT', '2027-06-07T10:00:00Z', '2027-06-07T10:30:00Z', '{"name":"W","email":"w@example.com"}')`,
+      [id],
+    );
+    await db.pool.query(
+      `insert into booking_members (booking_id, member_id, mode, start_time, during)
+       values ($1, '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01', 'test', '2027-06-07T10:00:00Z', tstzrange('2027-06-07T10:00:00Z', '2027-06-07T10:40:00Z'))`,
+      [id],
+    );
+    await db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text))`, [id]);
+    const worker = startCli(['worker'], { DATABASE_URL: db.url, LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, /worker ready/);
+    try {
+      await worker.started;
+      assert.match(worker.output(), /WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses/);
+      const deadline = Date.now() + 15_000;
+      let status = 'DRAFT';
+      while (status === 'DRAFT' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await db.pool.query('select status from bookings where id = $1', [id])).rows[0].status;
+      }
+      assert.equal(status, 'SCHEDULED', 'the worker routed the booking');
+    } finally {
+      worker.child.kill('SIGTERM');
+      assert.equal(await worker.exited, 0, 'SIGTERM stops the worker cleanly');
+    }
+  });
+
   it('an unknown command exits 2 naming it, with the usage on stderr', async () => {
     const result = await runCli(['frobnicate'], {});
     assert.equal(result.code, 2);
