@@ -8,11 +8,11 @@ import { hostInputs, rulesOf } from './find-slots.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
 import { DAY_MS, MINUTE_MS, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
+import { isMemberId } from '../members/member-id.ts';
 
 /** GET /availability answers at most this many local dates (inclusive); documented in docs/scheduling.md. */
 export const MAX_AVAILABILITY_DAYS = 62;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AvailabilityQuery {
   event_type_id: string;
@@ -50,7 +50,7 @@ function parse(q: AvailabilityQuery): { from: number; to: number } {
   if (days > MAX_AVAILABILITY_DAYS) {
     throw new ValidationError(`query parameter "end_date": the range may span at most ${MAX_AVAILABILITY_DAYS} days, got ${days}`, 'end_date');
   }
-  if (q.assigned_to_id !== undefined && !UUID.test(q.assigned_to_id)) {
+  if (q.assigned_to_id !== undefined && !isMemberId(q.assigned_to_id)) {
     throw new ValidationError(`query parameter "assignedToId" must be a member id (UUID), got "${q.assigned_to_id}"`, 'assignedToId');
   }
   // The local days' starts in `zone` (a midnight lost to DST means the first instant after it).

@@ -8,9 +8,9 @@ import type { Interval } from './intervals.ts';
 import { mergeIntervals } from './intervals.ts';
 import { workingWindows } from './working-windows.ts';
 import { MINUTE_MS, zoneDays } from './zone-days.ts';
+import { isMemberId } from '../members/member-id.ts';
 
 export const MAX_FREEBUSY_DAYS = 30;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface FreeBusyQuery {
   start: string;
@@ -43,7 +43,7 @@ function pairs(starts: string | null, ends: string | null): Interval[] {
  * invalidate them. Bookings of the caller's mode count (live without a key). Returns the JSON body.
  */
 export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusyCaller, userId: string, q: FreeBusyQuery) {
-  if (!UUID.test(userId)) throw new ValidationError(`path parameter "userId" must be a user id (UUID), got "${userId}"`, 'userId');
+  if (!isMemberId(userId)) throw new ValidationError(`path parameter "userId" must be a user id (UUID), got "${userId}"`, 'userId');
   const from = instant(q.start, 'start');
   const to = instant(q.end, 'end');
   if (to <= from) throw new ValidationError('query parameter "end" must be after start', 'end');

@@ -3,10 +3,10 @@ import type { CalendarRow } from '../../db/queries/calendars.ts';
 import * as calendars from '../../db/queries/calendars.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
+import { isMemberId } from '../members/member-id.ts';
 
 /** Largest `limit` of GET /calendars (documented in docs/scheduling.md). */
 export const MAX_CALENDAR_LIMIT = 100;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -34,7 +34,7 @@ export function calendarJson(c: CalendarRow) {
 }
 
 function requireUuid(value: string, field: string, where: string): void {
-  if (!UUID.test(value)) throw new ValidationError(`${where} "${field}" must be a user id (UUID), got "${value}"`, field);
+  if (!isMemberId(value)) throw new ValidationError(`${where} "${field}" must be a user id (UUID), got "${value}"`, field);
 }
 
 export interface CalendarListQuery {

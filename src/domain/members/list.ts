@@ -3,11 +3,11 @@ import type { MemberFilter } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
 import { memberJson } from './present.ts';
+import { isMemberId } from './member-id.ts';
 
 /** Largest `limit` of the team-member lists (documented in docs/scheduling.md). */
 export const MAX_MEMBER_LIMIT = 100;
 export const MAX_SKILLS = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface MemberListQuery {
   is_active?: boolean;
@@ -40,7 +40,7 @@ export async function listMembers(db: Db, organizationId: string, q: MemberListQ
 }
 
 export async function getMember(db: Db, organizationId: string, id: string, showPersonal: boolean) {
-  if (!UUID.test(id)) throw new ValidationError(`path parameter "id" must be a member id (UUID), got "${id}"`, 'id');
+  if (!isMemberId(id)) throw new ValidationError(`path parameter "id" must be a member id (UUID), got "${id}"`, 'id');
   const m = await members.findInOrganization(db, organizationId, id);
   if (!m) throw new NotFound(`team member "${id}" not found`);
   return memberJson(m, showPersonal);

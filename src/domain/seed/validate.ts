@@ -2,6 +2,7 @@ import { IANAZone } from 'luxon';
 import { PUBLISHABLE_SCOPES, isScope, parseKey } from '../auth/scopes.ts';
 import { CUSTOM_FIELD_TYPES } from '../event-types/custom-field-types.ts';
 import { CUSTOM_FIELD_KEY_PATTERN, EVENT_TYPE_LIMITS, SLUG_PATTERN } from '../event-types/limits.ts';
+import { isMemberId } from '../members/member-id.ts';
 
 /** A bad seed file: the message names the JSON path of the first bad value. */
 export class SeedError extends Error {}
@@ -89,7 +90,6 @@ export interface SeedFile {
 
 type Obj = Record<string, unknown>;
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PROVIDERS = ['GOOGLE', 'MICROSOFT', 'APPLE'];
@@ -160,7 +160,7 @@ class Ids {
 function member(raw: unknown, p: string, teams: Set<string>): SeedMember {
   const m = obj(raw, p);
   const id = reqStr(m.id, `${p}.id`);
-  if (!UUID.test(id)) fail(`${p}.id`, `expected a UUID, got "${id}"`);
+  if (!isMemberId(id)) fail(`${p}.id`, `expected a UUID, got "${id}"`);
   const teamId = reqStr(m.team_id, `${p}.team_id`);
   if (!teams.has(teamId)) fail(`${p}.team_id`, `unknown team "${teamId}"`);
   const email = reqStr(m.email, `${p}.email`, 254);
