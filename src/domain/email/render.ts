@@ -1,4 +1,3 @@
-import { DateTime, IANAZone } from 'luxon';
 import type { EmailContext, Meeting, PlannedEmail } from './plan.ts';
 
 export interface RenderedText {
@@ -6,25 +5,45 @@ export interface RenderedText {
   text: string;
 }
 
-// luxon checks a zone by building an Intl.DateTimeFormat, which costs more than the rest of a
-// message; zone names repeat, so the answer is kept.
-const zoneValidity = new Map<string, boolean>();
-function validZone(zone: string): boolean {
-  let valid = zoneValidity.get(zone);
-  if (valid === undefined) {
-    valid = IANAZone.isValidZone(zone);
-    if (zoneValidity.size < 10_000) zoneValidity.set(zone, valid);
+// Building an Intl.DateTimeFormat costs more than the rest of a message, and zones repeat: one
+// formatter per zone is kept (null for a name Intl does not know).
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+function formatterFor(zone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+      });
+    } catch {
+      f = null; // RangeError: not an IANA zone
+    }
+    if (formatters.size < 10_000) formatters.set(zone, f);
   }
-  return valid;
+  return f;
+}
+
+interface WallTime {
+  day: string;
+  time: string;
+}
+
+/** "Tuesday, 24 November 2026" and "10:00" in the formatter's zone. */
+function wallTime(f: Intl.DateTimeFormat, at: Date): WallTime {
+  const p: Record<string, string> = {};
+  for (const part of f.formatToParts(at)) p[part.type] = part.value;
+  return { day: `${p.weekday}, ${p.day} ${p.month} ${p.year}`, time: `${p.hour}:${p.minute}` };
 }
 
 /** "Tuesday, 24 November 2026, 10:00–10:30 (Europe/London)"; unknown zones fall back to UTC. */
 export function formatMeetingTime(meeting: Pick<Meeting, 'start' | 'end'>, zone: string): string {
-  const tz = validZone(zone) ? zone : 'UTC';
-  const start = DateTime.fromJSDate(meeting.start, { zone: tz }).setLocale('en-GB');
-  const end = DateTime.fromJSDate(meeting.end, { zone: tz }).setLocale('en-GB');
-  const endFormat = start.hasSame(end, 'day') ? 'HH:mm' : 'cccc, d LLLL yyyy, HH:mm';
-  return `${start.toFormat('cccc, d LLLL yyyy, HH:mm')}–${end.toFormat(endFormat)} (${tz})`;
+  let f = formatterFor(zone);
+  const tz = f ? zone : 'UTC';
+  f ??= formatterFor('UTC') as Intl.DateTimeFormat;
+  const start = wallTime(f, meeting.start);
+  const end = wallTime(f, meeting.end);
+  const endText = start.day === end.day ? end.time : `${end.day}, ${end.time}`;
+  return `${start.day}, ${start.time}–${endText} (${tz})`;
 }
 
 function hostNames(meeting: Meeting): string {
