@@ -162,7 +162,7 @@ describe('GET /v1/team/members/available', () => {
     assert.equal(res.body.members[0].availability.is_available, false);
   });
 
-  for (const [q, field] of [['date=2026-13-01', 'date'], ['date=tomorrow', 'date'], ['duration=0', 'duration'], ['duration=abc', 'duration'], ['limit=0', 'limit'], ['offset=-3', 'offset']]) {
+  for (const [q, field] of [['date=2026-13-01', 'date'], ['date=2026-02-30', 'date'], ['date=tomorrow', 'date'], ['duration=0', 'duration'], ['duration=abc', 'duration'], ['limit=0', 'limit'], ['offset=-3', 'offset']]) {
     it(`400 naming ${field} for ${q}`, async () => {
       const res = await get(`/v1/team/members/available?${q}`);
       assert.equal(res.status, 400);

@@ -31,6 +31,21 @@ export function wallDateOf(zone: string, instant: number): number {
 }
 
 /**
+ * A local calendar day as UTC instants [from, to), `wallDate` being its 00:00 written as UTC:
+ * the day boundaries zoneDays gives the engine, so whatever counts bookings per day (the
+ * daily cap at create, booked_slots) counts them on the same days availability does, also
+ * where a DST change skips or repeats midnight.
+ */
+export function localDayAt(zone: string, wallDate: number): { from: number; to: number } {
+  return { from: utcOfWall(zone, wallDate), to: utcOfWall(zone, wallDate + DAY_MS) };
+}
+
+/** The local calendar day, in `zone`, that `instant` falls on (see localDayAt). */
+export function localDayOf(zone: string, instant: number): { from: number; to: number } {
+  return localDayAt(zone, wallDateOf(zone, instant));
+}
+
+/**
  * A run of consecutive local dates in one zone: `walls[i]` is date i at 00:00 written as UTC,
  * `starts[i]` the UTC instant the day begins (one extra entry: the end of the last day), and
  * `constantOffset[i]` the day's offset in minutes when it has no transition, else null.

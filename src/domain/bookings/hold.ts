@@ -1,6 +1,6 @@
-import { DateTime } from 'luxon';
 import type { Tx } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
+import { localDayOf } from '../availability/zone-days.ts';
 import { Conflict } from '../errors.ts';
 
 export interface HoldRequest {
@@ -10,12 +10,6 @@ export interface HoldRequest {
   end: Date;
   bufferBefore: number;
   bufferAfter: number;
-}
-
-/** The member's own calendar day around `start`, as UTC instants. */
-function localDay(start: Date, timezone: string): { from: Date; to: Date } {
-  const day = DateTime.fromJSDate(start, { zone: timezone }).startOf('day');
-  return { from: day.toJSDate(), to: day.plus({ days: 1 }).toJSDate() };
 }
 
 /** held: the hold is written; refused: inactive, at the cap or overlapping. */
@@ -34,8 +28,9 @@ function holdOf(memberId: string, r: HoldRequest) {
 
 /** With the member's lock held: writes the hold unless the member is at the per-day cap or overlaps. */
 async function insertHold(tx: Tx, member: holds.HoldMember, r: HoldRequest): Promise<boolean> {
-  const day = localDay(r.start, member.timezone);
-  return holds.insertHoldWithinCap(tx, holdOf(member.id, r), day.from, day.to, member.max_bookings_per_day);
+  // The member's own calendar day, as availability counts the cap.
+  const day = localDayOf(member.timezone, r.start.getTime());
+  return holds.insertHoldWithinCap(tx, holdOf(member.id, r), new Date(day.from), new Date(day.to), member.max_bookings_per_day);
 }
 
 /**

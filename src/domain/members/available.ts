@@ -1,10 +1,10 @@
-import { DateTime } from 'luxon';
 import type { Db } from '../../db/pool.ts';
 import type { MemberRow } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import type { HostInput } from '../availability/engine.ts';
 import { hostSlotStarts } from '../availability/engine.ts';
 import { hostInputs } from '../availability/find-slots.ts';
+import { DAY_MS, localDayAt } from '../availability/zone-days.ts';
 import { ValidationError } from '../errors.ts';
 import type { MemberListQuery } from './list.ts';
 import { filterOf, page } from './list.ts';
@@ -14,24 +14,22 @@ import { memberJson } from './present.ts';
 export const NEXT_SLOT_HORIZON_DAYS = 30;
 /** Open slots of `duration` are looked for every this many minutes (or every `duration`, if shorter). */
 const STEP_MINUTES = 15;
-const DAY_MS = 86_400_000;
 
 export interface AvailableQuery extends Omit<MemberListQuery, 'is_active'> {
   date?: string;
   duration: number;
 }
 
-function parseDate(raw: string | undefined, now: Date): string {
-  if (raw === undefined) return DateTime.fromJSDate(now, { zone: 'UTC' }).toISODate()!;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || !DateTime.fromISO(raw, { zone: 'UTC' }).isValid) {
+/** `date` (default: today in UTC) as its 00:00 written as UTC. */
+function parseDate(raw: string | undefined, now: Date): number {
+  if (raw === undefined) return now.getTime() - (now.getTime() % DAY_MS);
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
+  const wall = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  // Date.UTC rolls 2026-02-30 over into March: a real date reads back as written.
+  if (!m || new Date(wall).toISOString().slice(0, 10) !== raw) {
     throw new ValidationError(`query parameter "date" must be a calendar date YYYY-MM-DD, got "${raw}"`, 'date');
   }
-  return raw;
-}
-
-function localDay(date: string, zone: string): { from: number; to: number } {
-  const start = DateTime.fromISO(date, { zone }).startOf('day');
-  return { from: start.toMillis(), to: start.plus({ days: 1 }).startOf('day').toMillis() };
+  return wall;
 }
 
 function firstOpen(host: HostInput, from: number, to: number, duration: number, now: Date): number | undefined {
@@ -51,10 +49,10 @@ export async function availableMembers(
   now: Date,
   showPersonal: boolean,
 ) {
-  const date = parseDate(q.date, now);
+  const wallDate = parseDate(q.date, now);
   const filter = { ...filterOf(auth.organizationId, q), isActive: true };
   const { total, members: list } = await members.list(db, filter, q.limit, q.offset);
-  const dayOf = new Map(list.map((m) => [m.id, localDay(date, m.timezone)]));
+  const dayOf = new Map(list.map((m) => [m.id, localDayAt(m.timezone, wallDate)]));
   const lo = Math.min(...[...dayOf.values()].map((d) => d.from));
   const hi = Math.max(...[...dayOf.values()].map((d) => d.to));
   const inputs = list.length ? await hostInputs(db, list, auth.mode, new Date(lo), new Date(hi)) : [];
@@ -76,7 +74,7 @@ export async function availableMembers(
     }
   }
   return {
-    date,
+    date: new Date(wallDate).toISOString().slice(0, 10),
     members: list.map((m, i) => {
       const r = results[i];
       const nextSlot = r.open === undefined && next.has(m.id) ? new Date(next.get(m.id)!).toISOString() : null;

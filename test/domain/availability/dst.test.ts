@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { DateTime } from 'luxon';
 import type { HostInput } from '../../../src/domain/availability/engine.ts';
 import { computeSlots } from '../../../src/domain/availability/engine.ts';
+import { localDayOf } from '../../../src/domain/availability/zone-days.ts';
 
 const ALL_DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 
@@ -85,5 +86,37 @@ describe('named DST cases', () => {
     const left = slots(capped, '2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z');
     assert.equal(left.filter((s) => s >= '2026-11-24T23:00' && s < '2026-11-25T07:00').length, 0, 'Tuesday is full');
     assert.equal(left.filter((s) => s < '2026-11-24T07:00').length, 7, 'Monday is untouched');
+  });
+});
+
+describe('localDayOf: the day a daily cap counts in (booking holds, booked_slots)', () => {
+  const day = (zone: string, iso: string) => {
+    const d = localDayOf(zone, Date.parse(iso));
+    return [new Date(d.from).toISOString(), new Date(d.to).toISOString()];
+  };
+
+  it('an ordinary day runs from local midnight to local midnight', () => {
+    assert.deepEqual(day('America/New_York', '2026-11-24T15:00:00Z'), ['2026-11-24T05:00:00.000Z', '2026-11-25T05:00:00.000Z']);
+  });
+
+  it('America/Santiago skips midnight (6 Sep 2026): the day starts at 01:00 and ends at the next midnight, 23 h later', () => {
+    // luxon's startOf('day').plus({ days: 1 }) ended it at 01:00 on 7 Sep, so a booking at
+    // 00:30 on the 7th counted against the 6th's cap while availability counted it on the 7th.
+    assert.deepEqual(day('America/Santiago', '2026-09-06T12:00:00Z'), ['2026-09-06T04:00:00.000Z', '2026-09-07T03:00:00.000Z']);
+    assert.deepEqual(day('America/Santiago', '2026-09-07T03:30:00Z'), ['2026-09-07T03:00:00.000Z', '2026-09-08T03:00:00.000Z']);
+  });
+
+  it('America/Santiago repeats 23:00 (4 Apr 2026): a 25 h day', () => {
+    assert.deepEqual(day('America/Santiago', '2026-04-05T03:30:00Z'), ['2026-04-04T03:00:00.000Z', '2026-04-05T04:00:00.000Z']);
+  });
+
+  it('agrees with the day boundaries the engine caps on', () => {
+    const zone = 'America/Santiago';
+    // cap 1, one booking at 00:30 local on 7 Sep: the 7th is full, the 6th is not
+    const h = host(zone, '00:00', '24:00', { maxBookingsPerDay: 1, bookingStarts: [Date.parse('2026-09-07T03:30:00Z')] });
+    const open = slots(h, '2026-09-06T04:00:00Z', '2026-09-08T03:00:00Z');
+    const { from, to } = localDayOf(zone, Date.parse('2026-09-07T03:30:00Z'));
+    assert.equal(open.filter((s) => Date.parse(`${s}:00Z`) >= from && Date.parse(`${s}:00Z`) < to).length, 0);
+    assert.ok(open.includes('2026-09-06T12:00'));
   });
 });
