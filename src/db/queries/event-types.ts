@@ -1,5 +1,6 @@
 import type { Db } from '../pool.ts';
 import { one, rows } from '../pool.ts';
+import { hostsOfTypeSql } from './members.ts';
 
 export interface EventTypeRow {
   id: string;
@@ -173,10 +174,11 @@ export async function activeBookings(db: Db, eventTypeId: string, now: Date): Pr
   return row ?? { active: 0, future: 0 };
 }
 
+const HOSTS = hostsOfTypeSql('et.organization_id', 'et.team_id', 'et.host_ids');
+
 /**
- * findVisible plus the ids of the type's active hosts (host_ids narrowed to active members of
- * the organization, or every active member of the team), in one round trip: what a cached
- * availability answer needs to find its cache entry.
+ * findVisible plus the ids of the type's active hosts in host order (hostsOfTypeSql), in one
+ * round trip: what a cached availability answer needs to find its cache entry.
  */
 export function findVisibleWithHostIds(
   db: Db,
@@ -186,9 +188,7 @@ export function findVisibleWithHostIds(
   return one<EventTypeRow & { active_host_ids: string[]; schedule_version: string }>(
     db,
     `select et.*, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version, coalesce((
-        select array_agg(m.id order by m.created_at, m.id) from members m
-         where m.organization_id = et.organization_id and m.is_active
-           and (case when et.host_ids is null then m.team_id = et.team_id else m.id = any(et.host_ids) end)
+        select array_agg(m.id order by ${HOSTS.orderBy}) from members m where ${HOSTS.where}
       ), '{}') as active_host_ids
        from event_types et
       where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,

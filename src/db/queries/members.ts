@@ -46,11 +46,28 @@ export function activeByIds(db: Db, organizationId: string, ids: readonly string
   );
 }
 
-/** Every active member of a team, oldest first. */
-export function activeOfTeam(db: Db, organizationId: string, teamId: string): Promise<MemberRow[]> {
-  return rows<MemberRow>(db, `${SELECT} where m.organization_id = $1 and m.team_id = $2 and m.is_active order by m.created_at, m.id`, [
-    organizationId,
-    teamId,
+/**
+ * Who hosts an event type, as SQL over members `m`, given SQL for the type's organization,
+ * team and host_ids: the active members listed in host_ids, in that order, or, when host_ids
+ * is null, the team's active members, oldest first. The one definition: hostsOfType binds it
+ * to parameters, event-types.ts to an event_types row.
+ */
+export function hostsOfTypeSql(org: string, team: string, hostIds: string): { where: string; orderBy: string } {
+  return {
+    where: `m.organization_id = ${org} and m.is_active
+            and (case when ${hostIds} is null then m.team_id = ${team} else m.id = any(${hostIds}) end)`,
+    orderBy: `array_position(${hostIds}, m.id), m.created_at, m.id`,
+  };
+}
+
+const HOSTS_OF_TYPE = hostsOfTypeSql('$1', '$2', '$3::uuid[]');
+
+/** The active hosts of an event type, in host order (hostsOfTypeSql). */
+export function hostsOfType(db: Db, type: { organization_id: string; team_id: string; host_ids: string[] | null }): Promise<MemberRow[]> {
+  return rows<MemberRow>(db, `${SELECT} where ${HOSTS_OF_TYPE.where} order by ${HOSTS_OF_TYPE.orderBy}`, [
+    type.organization_id,
+    type.team_id,
+    type.host_ids,
   ]);
 }
 

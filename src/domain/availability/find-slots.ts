@@ -28,18 +28,25 @@ export interface SlotQuery {
   excludeBookingId?: string;
 }
 
-/** The event type's hosts: host_ids, or every active member of its team when null. Inactive members never host. */
+/** The event type's hosts in host order: host_ids, or every active member of its team when null. Inactive members never host. */
 export function hostsOf(db: Db, eventType: EventTypeRow): Promise<MemberRow[]> {
-  if (eventType.host_ids === null) return members.activeOfTeam(db, eventType.organization_id, eventType.team_id);
-  return members.activeByIds(db, eventType.organization_id, eventType.host_ids);
+  return members.hostsOfType(db, eventType);
 }
 
-/** The hosts a query may use: assignedToId narrows SOLO/ROUND_ROBIN to that host; COLLECTIVE still needs all. */
+/**
+ * The hosts (ids, in host order) a query may use: assignedToId narrows SOLO/ROUND_ROBIN to that
+ * host, COLLECTIVE still needs all, and a member who is not a host leaves none.
+ */
+export function eligibleIds(hostIds: readonly string[], assignedToId: string | undefined, schedulingType: string): readonly string[] {
+  if (assignedToId === undefined) return hostIds;
+  const wanted = assignedToId.toLowerCase();
+  if (!hostIds.includes(wanted)) return [];
+  return schedulingType === 'COLLECTIVE' ? hostIds : [wanted];
+}
+
 function eligible(hosts: MemberRow[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): MemberRow[] {
-  if (q.assignedToId === undefined) return hosts;
-  const wanted = q.assignedToId.toLowerCase();
-  if (!hosts.some((h) => h.id === wanted)) return [];
-  return q.eventType.scheduling_type === 'COLLECTIVE' ? hosts : hosts.filter((h) => h.id === wanted);
+  const ids = new Set(eligibleIds(hosts.map((h) => h.id), q.assignedToId, q.eventType.scheduling_type));
+  return hosts.filter((h) => ids.has(h.id));
 }
 
 function numbers(csv: string | null): number[] {

@@ -4,7 +4,7 @@ import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
 import { answerKey, hostTokens } from './answer-cache.ts';
 import { computeSlots } from './engine.ts';
-import { hostInputs, rulesOf } from './find-slots.ts';
+import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
 import { DAY_MS, MINUTE_MS, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
@@ -85,15 +85,14 @@ export async function availabilityBody(
   const { from, to } = parse(q);
   const type = await eventTypes.findVisibleWithHostIds(db, auth.organizationId, q.event_type_id);
   if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
-  const hostIds = type.active_host_ids;
-  if (q.assigned_to_id !== undefined && !hostIds.includes(q.assigned_to_id.toLowerCase())) {
+  const chosen = eligibleIds(type.active_host_ids, q.assigned_to_id, type.scheduling_type);
+  if (q.assigned_to_id !== undefined && chosen.length === 0) {
     // decisions.md §3: a filter naming another organization's (or no) member matches nothing.
     if (!(await members.findInOrganization(db, auth.organizationId, q.assigned_to_id.toLowerCase()))) {
       return Buffer.from('{"success":true,"slots":[],"totalSlots":0}');
     }
     throw new ValidationError(`query parameter "assignedToId": member "${q.assigned_to_id}" is not a host of this event type`, 'assignedToId');
   }
-  const chosen = q.assigned_to_id === undefined || type.scheduling_type === 'COLLECTIVE' ? hostIds : [q.assigned_to_id.toLowerCase()];
   let answer: Answer = { starts: [], json: [] };
   if (chosen.length > 0) {
     const tokens = await hostTokens(cache, chosen);
