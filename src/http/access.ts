@@ -60,3 +60,13 @@ export function accessFor(method: string, routeUrl: string): Access | undefined 
   const path = routeUrl.replace(/^\/v1(?=\/|$)/, '') || '/';
   return ACCESS[`${method} ${path}`];
 }
+
+/** Concrete paths (with or without /v1) of the routes anyone may call without a key, e.g. free/busy. */
+const OPEN_PATHS: readonly RegExp[] = Object.entries(ACCESS)
+  .filter(([route, access]) => access.kind === 'optional' && route.startsWith('GET '))
+  .map(([route]) => new RegExp(`^(/v1)?${route.slice(4).replace(/:[^/]+/g, '[^/]+')}$`));
+
+/** Is `path` (no query string) a route that needs no key, so that any origin may call it? */
+export function isOpenPath(path: string): boolean {
+  return OPEN_PATHS.some((re) => re.test(path));
+}

@@ -76,6 +76,23 @@ describe('API keys', () => {
     assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
     const no = await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     assertError(no, 403, 'permission_error', 'forbidden');
+    // the refusal is cached, and a cached answer is the same answer
+    assertError(await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }), 403, 'permission_error', 'forbidden');
+  });
+
+  it('free/busy needs no key: any origin passes its preflight and gets Access-Control-Allow-Origin *', async () => {
+    for (const path of ['/v1/freebusy/00000000-0000-4000-8000-000000000001', '/freebusy/anyone']) {
+      const pre = await t.request('OPTIONS', path, { headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+      assert.equal(pre.status, 204, path);
+      assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+    }
+    // only the free/busy route itself: a longer path is not open
+    const deeper = await t.request('OPTIONS', '/v1/freebusy/a/b', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    assertError(deeper, 403, 'permission_error', 'forbidden');
+    const res = await t.request('GET', '/v1/freebusy/00000000-0000-4000-8000-000000000001?start=2026-11-24T00:00:00Z&end=2026-11-25T00:00:00Z', {
+      headers: { origin: 'https://evil.example' },
+    });
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
   });
 });
 

@@ -58,6 +58,22 @@ export async function authenticate(db: Db, rawKey: string, now = Date.now()): Pr
   return ctx;
 }
 
+const origins = new Map<string, { at: number; allowed: boolean }>();
+
+/**
+ * Does some active key list `origin` (CORS preflights carry no key)? Cached like keys, answers
+ * "no" included: preflights come without a key, so anyone can send them in any number.
+ */
+export async function isOriginAllowed(db: Db, origin: string, now = Date.now()): Promise<boolean> {
+  const hit = origins.get(origin);
+  if (hit && now - hit.at < CACHE_MS) return hit.allowed;
+  const allowed = await apiKeys.isOriginAllowedAnywhere(db, origin);
+  if (origins.size > 10_000) origins.clear();
+  origins.set(origin, { at: now, allowed });
+  return allowed;
+}
+
 export function clearKeyCache(): void {
   cache.clear();
+  origins.clear();
 }

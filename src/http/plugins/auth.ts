@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/pool.ts';
-import { isOriginAllowedAnywhere } from '../../db/queries/api-keys.ts';
 import type { AuthContext } from '../../domain/auth/keys.ts';
-import { authenticate } from '../../domain/auth/keys.ts';
+import { authenticate, isOriginAllowed } from '../../domain/auth/keys.ts';
 import { Forbidden, Unauthorized } from '../../domain/errors.ts';
 import { sendError } from '../errors.ts';
 import type { Access } from '../access.ts';
-import { accessFor } from '../access.ts';
+import { accessFor, isOpenPath } from '../access.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -93,9 +92,8 @@ export function installAuth(app: FastifyInstance, db: Db): void {
     const origin = request.headers.origin;
     // A plain OPTIONS (no Origin, so not a CORS preflight) just lists the methods.
     if (typeof origin !== 'string') return reply.code(204).header('Allow', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS').send();
-    const path = request.url.split('?')[0];
-    const open = /^(\/v1)?\/freebusy\//.test(path);
-    if (!(open || (await isOriginAllowedAnywhere(db, origin)))) {
+    const open = isOpenPath(request.url.split('?')[0]);
+    if (!(open || (await isOriginAllowed(db, origin)))) {
       return sendError(reply, new Forbidden(`origin "${origin}" is not allowed`));
     }
     return reply
