@@ -129,8 +129,11 @@ export interface StatusChange {
   cancelledAt?: Date;
   assignedToId?: string | null;
   hostIds?: string[];
-  /** Set external_id to null: a reschedule hands it to the new booking. */
-  clearExternalId?: boolean;
+  /**
+   * A reschedule: the booking that replaces this one (checked at commit, migration 063). Its
+   * external_id is cleared, since the new booking takes it over.
+   */
+  rescheduledTo?: string;
 }
 
 /** Every change bumps `version` and `updated_at`. */
@@ -142,12 +145,13 @@ export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<
             cancelled_at = coalesce($5, cancelled_at),
             assigned_to_id = case when $6::boolean then $7::uuid else assigned_to_id end,
             host_ids = coalesce($8::uuid[], host_ids),
-            external_id = case when $9::boolean then null else external_id end,
+            rescheduled_to = coalesce($9::text, rescheduled_to),
+            external_id = case when $9 is null then external_id end,
             version = version + 1, updated_at = now()
       where id = $1 returning *`,
     [
       id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null,
-      c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.clearExternalId ?? false,
+      c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.rescheduledTo ?? null,
     ],
   );
   return row!;
@@ -205,10 +209,4 @@ export function list(db: Db, f: ListFilter): Promise<ListedBooking[]> {
       order by created_at desc, id desc limit $${params.length}`,
     params,
   );
-}
-
-/** The old booking of a reschedule points at the new one (which must exist first). */
-export async function linkRescheduled(tx: Tx, oldId: string, newId: string): Promise<BookingRow> {
-  const row = await one<BookingRow>(tx, 'update bookings set rescheduled_to = $2, updated_at = now() where id = $1 returning *', [oldId, newId]);
-  return row!;
 }

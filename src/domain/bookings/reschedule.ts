@@ -63,7 +63,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
       if (!locked) throw new NotFound(`booking "${id}" not found`);
       requireTransition('reschedule', locked.status);
       const released = await holds.release(tx, id);
-      await bookings.applyStatus(tx, id, { status: 'CANCELLED', cancellationReason: reason, cancelledAt: now, clearExternalId: true });
+      await bookings.applyStatus(tx, id, { status: 'CANCELLED', cancellationReason: reason, cancelledAt: now, rescheduledTo: newId });
       await bookings.insertBooking(tx, {
         id: newId,
         organization_id: locked.organization_id,
@@ -84,7 +84,6 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
       const taken = await holdMembers(tx, collective, collective ? free : [...kept, ...others], request);
       const ordered = inHostOrder(taken, slot.hosts);
       const fresh = await bookings.applyStatus(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
-      await bookings.linkRescheduled(tx, id, newId);
       await emit(tx, fresh, 'BOOKING_RESCHEDULED', now);
       if (!sameMembers(ordered, released)) await emit(tx, fresh, 'ASSIGNMENT_CHANGED', now);
       await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled' });
