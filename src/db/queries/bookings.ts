@@ -1,5 +1,7 @@
 import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows } from '../pool.ts';
+import type { BookingForEmail } from './email-outbox.ts';
+import { withEmailContext } from './email-outbox.ts';
 import type { EventTypeRow } from './event-types.ts';
 
 export type BookingStatus =
@@ -137,10 +139,7 @@ export interface StatusChange {
 }
 
 /** Every change bumps `version` and `updated_at`. */
-export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<BookingRow> {
-  const row = await one<BookingRow>(
-    tx,
-    `update bookings set status = $2,
+const APPLY_STATUS = `update bookings set status = $2,
             cancellation_reason = case when $3::boolean then $4 else cancellation_reason end,
             cancelled_at = coalesce($5, cancelled_at),
             assigned_to_id = case when $6::boolean then $7::uuid else assigned_to_id end,
@@ -148,13 +147,25 @@ export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<
             rescheduled_to = coalesce($9::text, rescheduled_to),
             external_id = case when $9 is null then external_id end,
             version = version + 1, updated_at = now()
-      where id = $1 returning *`,
-    [
-      id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null,
-      c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.rescheduledTo ?? null,
-    ],
-  );
-  return row!;
+      where id = $1 returning *`;
+
+function applyStatusParams(id: string, c: StatusChange): unknown[] {
+  return [
+    id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null,
+    c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.rescheduledTo ?? null,
+  ];
+}
+
+export async function applyStatus(tx: Tx, id: string, c: StatusChange): Promise<BookingRow> {
+  return (await one<BookingRow>(tx, APPLY_STATUS, applyStatusParams(id, c)))!;
+}
+
+/**
+ * applyStatus for a change that sends emails: the changed booking comes back with what its
+ * messages show (email-outbox.ts), in the same round trip.
+ */
+export async function applyStatusForEmail(tx: Tx, id: string, c: StatusChange): Promise<BookingForEmail> {
+  return (await one<BookingForEmail>(tx, withEmailContext(APPLY_STATUS), applyStatusParams(id, c)))!;
 }
 
 export async function updateAttendee(tx: Tx, id: string, attendee: Attendee): Promise<BookingRow> {

@@ -117,7 +117,13 @@ export interface BookingForEmail extends BookingRow {
   tx_now: Date;
 }
 
-const BOOKING_FOR_EMAIL = `select b.*, et.name as event_type_name, et.description as event_type_description,
+/**
+ * The booking rows `rowsSql` yields (a SELECT, or an UPDATE … RETURNING *: the row after the
+ * change) with what a message shows: event type, hosts, the reschedule chain's root, the time.
+ */
+export function withEmailContext(rowsSql: string): string {
+  return `with b as (${rowsSql})
+    select b.*, et.name as event_type_name, et.description as event_type_description,
        (select coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'email', m.email, 'timezone', m.timezone)
                                  order by w.n), '[]')
           from unnest(array_remove(array[b.assigned_to_id], null) || b.host_ids) with ordinality as w(id, n)
@@ -129,8 +135,10 @@ const BOOKING_FOR_EMAIL = `select b.*, et.name as event_type_name, et.descriptio
            where c.depth < 10000
         ) select id from chain order by depth desc limit 1) as root_id,
        now() as tx_now
-     from bookings b left join event_types et on et.id = b.event_type_id
-     where b.id = $1`;
+     from b left join event_types et on et.id = b.event_type_id`;
+}
+
+const BOOKING_FOR_EMAIL = withEmailContext('select * from bookings where id = $1');
 
 export function bookingForEmail(tx: Tx, id: string): Promise<BookingForEmail | undefined> {
   return one<BookingForEmail>(tx, BOOKING_FOR_EMAIL, [id]);

@@ -57,8 +57,8 @@ async function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): 
 /** PENDING_CONFIRMATION (or RESCHEDULED) → SCHEDULED; the attendee and host get the confirmation. */
 export function confirmBooking(deps: BookingDeps, caller: Caller, id: string): Promise<BookingRow> {
   return changeBooking(deps, caller, id, 'confirm', async (tx, locked) => {
-    const row = await bookings.applyStatus(tx, locked.id, { status: 'SCHEDULED' });
-    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled' });
+    const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'SCHEDULED' });
+    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled', booking: row });
     return { booking: row, touched: [] };
   });
 }
@@ -100,10 +100,10 @@ export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, rea
   const why = validateReason(reason);
   return changeBooking(deps, caller, id, 'cancel', async (tx, locked, now) => {
     checkCancellationPolicy(locked, now);
-    const row = await bookings.applyStatus(tx, locked.id, { status: 'CANCELLED', cancellationReason: why, cancelledAt: now });
+    const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'CANCELLED', cancellationReason: why, cancelledAt: now });
     const touched = await holds.release(tx, row.id);
     await emit(tx, row, 'BOOKING_CANCELLED', now);
-    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled' });
+    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled', booking: row });
     return { booking: row, touched };
   });
 }

@@ -37,13 +37,13 @@ export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<
       if (!type) return 'no_holds';
       ordered = inHostOrder(held, await hostsOf(tx, type));
     }
-    const row = await bookings.applyStatus(tx, bookingId, {
+    const row = await bookings.applyStatusForEmail(tx, bookingId, {
       status: routedStatus(booking.requires_confirmation),
       assignedToId: ordered[0],
       hostIds: ordered,
     });
     await emit(tx, row, 'ASSIGNMENT_CHANGED', now);
-    await enqueueBookingEmail(tx, { bookingId, kind: booking.requires_confirmation ? 'confirmation_request' : 'scheduled' });
+    await enqueueBookingEmail(tx, { bookingId, kind: booking.requires_confirmation ? 'confirmation_request' : 'scheduled', booking: row });
     return 'routed';
   });
   // No free/busy invalidation: busy time is the holds, which the create already wrote (and

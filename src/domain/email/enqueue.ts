@@ -17,6 +17,8 @@ export interface EnqueueBookingEmailInput {
   previousEmail?: string;
   /** DTSTAMP of the invitations; defaults to the transaction's start time. */
   now?: Date;
+  /** The booking as changed, when the change read it already (applyStatusForEmail). */
+  booking?: BookingForEmail;
 }
 
 /** Attempts per message before it is marked failed (graphile-worker backs off exponentially). */
@@ -42,7 +44,7 @@ interface LoadedContext extends EmailContext {
 }
 
 async function loadContext(tx: Tx, input: EnqueueBookingEmailInput): Promise<LoadedContext> {
-  const booking = await outbox.bookingForEmail(tx, input.bookingId);
+  const booking = input.booking ?? (await outbox.bookingForEmail(tx, input.bookingId));
   if (!booking) throw new Error(`enqueueBookingEmail: booking ${input.bookingId} does not exist`);
   let previous: Meeting | undefined;
   if (input.kind === 'rescheduled' && booking.rescheduled_from) {
