@@ -6,7 +6,7 @@ import type { Applied } from './change.ts';
 import { changeBooking, emit } from './change.ts';
 import type { BookingDeps, Caller } from './create.ts';
 import type { AttendeeInput } from './validate.ts';
-import { mergeAttendee } from './validate.ts';
+import { validateAttendeePatch } from './validate.ts';
 
 const ATTENDEE_FIELDS = ['name', 'email', 'phone', 'timezone'];
 
@@ -38,11 +38,10 @@ export function checkPatchBody(body: unknown): AttendeeInput {
 }
 
 export function updateBookingAttendee(deps: BookingDeps, caller: Caller, id: string, body: unknown): Promise<BookingRow> {
-  const patch = checkPatchBody(body);
-  // Bad data is a 400 before anything is locked; the real merge below repeats the checks.
-  mergeAttendee({ name: 'x', email: 'x@example.com' }, patch);
+  // Bad data is a 400 before anything is locked.
+  const patch = validateAttendeePatch(checkPatchBody(body));
   return changeBooking(deps, caller, id, 'update_attendee', async (tx, locked, now): Promise<Applied> => {
-    const next = mergeAttendee(locked.attendee, patch);
+    const next = { ...locked.attendee, ...patch };
     const row = await bookings.updateAttendee(tx, locked.id, next);
     await emit(tx, row, 'BOOKING_UPDATED', now);
     const previous = locked.attendee.email;

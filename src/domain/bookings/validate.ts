@@ -65,14 +65,14 @@ export function validateAttendee(input: AttendeeInput): Attendee {
   };
 }
 
-/** A PATCH: only the fields sent change; name and email may not be cleared. */
-export function mergeAttendee(current: Attendee, patch: AttendeeInput): Attendee {
-  const next: Attendee = { ...current };
-  if ('name' in patch) next.name = checkName(patch.name, 'attendee.name');
-  if ('email' in patch) next.email = checkEmail(patch.email, 'attendee.email');
-  if ('phone' in patch) next.phone = checkPhone(patch.phone, 'attendee.phone');
-  if ('timezone' in patch) next.timezone = checkTimezone(patch.timezone, 'attendee.timezone');
-  return next;
+/** A PATCH's attendee fields, each checked: only the fields sent change; name and email may not be cleared. */
+export function validateAttendeePatch(patch: AttendeeInput): Partial<Attendee> {
+  const valid: Partial<Attendee> = {};
+  if ('name' in patch) valid.name = checkName(patch.name, 'attendee.name');
+  if ('email' in patch) valid.email = checkEmail(patch.email, 'attendee.email');
+  if ('phone' in patch) valid.phone = checkPhone(patch.phone, 'attendee.phone');
+  if ('timezone' in patch) valid.timezone = checkTimezone(patch.timezone, 'attendee.timezone');
+  return valid;
 }
 
 /**

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ValidationError } from '../../../src/domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../../../src/domain/bookings/cursor.ts';
 import { inHostOrder, roundRobinOrder } from '../../../src/domain/bookings/routing.ts';
-import { mergeAttendee, validateAttendee, validateCustomFields, validateMetadata, validateReason } from '../../../src/domain/bookings/validate.ts';
+import { validateAttendee, validateAttendeePatch, validateCustomFields, validateMetadata, validateReason } from '../../../src/domain/bookings/validate.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {
@@ -28,10 +28,11 @@ describe('attendee validation', () => {
     assert.equal(fieldOf(() => validateAttendee({ name: 'A', email: 'a@b.co', phone: 'call me' })), 'attendee.phone');
     assert.equal(fieldOf(() => validateAttendee({ name: 'A', email: 'a@b.co', timezone: 'Mars/Base' })), 'attendee.timezone');
   });
-  it('merge changes only the fields sent and refuses clearing the email', () => {
-    const cur = { name: 'A', email: 'a@b.co', phone: null, timezone: null };
-    assert.deepEqual(mergeAttendee(cur, { name: 'B' }), { ...cur, name: 'B' });
-    assert.equal(fieldOf(() => mergeAttendee(cur, { email: '' })), 'attendee.email');
+  it('a patch keeps only the fields sent, checked, and refuses clearing the email', () => {
+    assert.deepEqual(validateAttendeePatch({ name: 'B' }), { name: 'B' });
+    assert.deepEqual(validateAttendeePatch({ phone: null }), { phone: null });
+    assert.equal(fieldOf(() => validateAttendeePatch({ email: '' })), 'attendee.email');
+    assert.equal(fieldOf(() => validateAttendeePatch({ timezone: 'Mars/Base' })), 'attendee.timezone');
   });
 });
 
