@@ -57,10 +57,6 @@ export function findWebhook(db: Db, s: Scope, id: string): Promise<WebhookRow | 
   return one<WebhookRow>(db, 'select * from webhooks where id = $1 and organization_id = $2 and mode = $3', [id, s.organizationId, s.mode]);
 }
 
-export function findWebhookForUpdate(tx: Tx, s: Scope, id: string): Promise<WebhookRow | undefined> {
-  return one<WebhookRow>(tx, 'select * from webhooks where id = $1 and organization_id = $2 and mode = $3 for update', [id, s.organizationId, s.mode]);
-}
-
 export interface WebhookChanges {
   url?: string;
   events?: string[];
@@ -72,8 +68,9 @@ export interface WebhookChanges {
   rotated_at?: Date;
 }
 
-export async function updateWebhook(db: Db, id: string, c: WebhookChanges, now: Date): Promise<WebhookRow> {
-  return (await one<WebhookRow>(
+/** The changed webhook, or undefined when the scope has no webhook `id`. */
+export function updateWebhook(db: Db, s: Scope, id: string, c: WebhookChanges, now: Date): Promise<WebhookRow | undefined> {
+  return one<WebhookRow>(
     db,
     `update webhooks set
        url = coalesce($2, url),
@@ -85,10 +82,10 @@ export async function updateWebhook(db: Db, id: string, c: WebhookChanges, now: 
        secret_encrypted = coalesce($8, secret_encrypted),
        rotated_at = coalesce($9, rotated_at),
        updated_at = $10
-     where id = $1 returning *`,
+     where id = $1 and organization_id = $11 and mode = $12 returning *`,
     [id, c.url ?? null, c.events ?? null, c.description !== undefined, c.description ?? null, c.is_active ?? null,
-      c.reset_failures === true, c.secret_encrypted ?? null, c.rotated_at ?? null, now],
-  ))!;
+      c.reset_failures === true, c.secret_encrypted ?? null, c.rotated_at ?? null, now, s.organizationId, s.mode],
+  );
 }
 
 export function deleteWebhook(db: Db, s: Scope, id: string): Promise<number> {
@@ -99,13 +96,26 @@ export function deleteWebhook(db: Db, s: Scope, id: string): Promise<number> {
  * Takes the webhook's one test per minute: a conditional update, so two processes racing for
  * the same minute cannot both win. Returns undefined when the minute is taken.
  */
-export function claimTestSlot(db: Db, id: string, now: Date, intervalSeconds: number): Promise<WebhookRow | undefined> {
-  return one<WebhookRow>(
+/**
+ * Takes the webhook's test slot when its last test is at least `intervalSeconds` old: whether it
+ * was taken and when the test before was; undefined when the scope has no webhook `id`.
+ */
+export function claimTestSlot(
+  db: Db,
+  s: Scope,
+  id: string,
+  now: Date,
+  intervalSeconds: number,
+): Promise<{ claimed: boolean; previous: Date | null } | undefined> {
+  return one<{ claimed: boolean; previous: Date | null }>(
     db,
-    `update webhooks set last_test_at = $2
-     where id = $1 and (last_test_at is null or last_test_at <= $2::timestamptz - make_interval(secs => $3))
-     returning *`,
-    [id, now, intervalSeconds],
+    `with w as (select id, last_test_at from webhooks where id = $1 and organization_id = $4 and mode = $5 for update),
+          taken as (update webhooks set last_test_at = $2 from w
+                     where webhooks.id = w.id
+                       and (w.last_test_at is null or w.last_test_at <= $2::timestamptz - make_interval(secs => $3))
+                    returning webhooks.id)
+     select exists (select 1 from taken) as claimed, w.last_test_at as previous from w`,
+    [id, now, intervalSeconds, s.organizationId, s.mode],
   );
 }
 

@@ -103,9 +103,9 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
     // Activating a subscription or changing what it wants is ordered against booking events as
     // creating one is (recordEvent).
     if (changes.is_active || changes.events) await webhooks.lockSubscriptions(tx, scope, 'exclusive');
-    const locked = await webhooks.findWebhookForUpdate(tx, scope, id);
-    if (!locked) throw new NotFound(`webhook ${id} not found`);
-    return webhookJson(await webhooks.updateWebhook(tx, id, changes, now));
+    const row = await webhooks.updateWebhook(tx, scope, id, changes, now);
+    if (!row) throw new NotFound(`webhook ${id} not found`);
+    return webhookJson(row);
   });
 }
 
@@ -117,10 +117,7 @@ export async function deleteWebhook(db: Db, scope: Scope, id: string): Promise<v
 /** A new secret, effective for every attempt made from now on (retries of older events included). */
 export async function rotateWebhookSecret(db: Pool, scope: Scope, id: string, config: Config, now: Date) {
   const secret = newWebhookSecret();
-  return transaction(db, async (tx) => {
-    const locked = await webhooks.findWebhookForUpdate(tx, scope, id);
-    if (!locked) throw new NotFound(`webhook ${id} not found`);
-    const row = await webhooks.updateWebhook(tx, id, { secret_encrypted: encryptSecret(secret, config.webhookSecretKey), rotated_at: now }, now);
-    return { id: row.id, secret, rotated_at: row.rotated_at!.toISOString() };
-  });
+  const row = await webhooks.updateWebhook(db, scope, id, { secret_encrypted: encryptSecret(secret, config.webhookSecretKey), rotated_at: now }, now);
+  if (!row) throw new NotFound(`webhook ${id} not found`);
+  return { id: row.id, secret, rotated_at: row.rotated_at!.toISOString() };
 }

@@ -2,7 +2,7 @@ import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import { insertMessages } from '../../db/queries/webhook-deliveries.ts';
 import type { Scope } from '../../db/queries/webhooks.ts';
-import { claimTestSlot, findWebhook } from '../../db/queries/webhooks.ts';
+import { claimTestSlot } from '../../db/queries/webhooks.ts';
 import { NotFound, RateLimited } from '../errors.ts';
 import { enqueueFirstAttempts, messageBody } from './dispatch.ts';
 import { newMessageId, newTestEventId } from './ids.ts';
@@ -41,12 +41,11 @@ export function sampleBooking(now: Date, mode: 'test' | 'live') {
  * it may be used on a disabled webhook to check a fix before re-enabling it.
  */
 export async function sendTestEvent(db: Pool, scope: Scope, id: string, now: Date) {
-  const webhook = await findWebhook(db, scope, id);
-  if (!webhook) throw new NotFound(`webhook ${id} not found`);
   return transaction(db, async (tx) => {
-    const claimed = await claimTestSlot(tx, id, now, TEST_INTERVAL_SECONDS);
-    if (!claimed) {
-      const last = (await findWebhook(tx, scope, id))?.last_test_at ?? now;
+    const slot = await claimTestSlot(tx, scope, id, now, TEST_INTERVAL_SECONDS);
+    if (!slot) throw new NotFound(`webhook ${id} not found`);
+    if (!slot.claimed) {
+      const last = slot.previous ?? now;
       const wait = TEST_INTERVAL_SECONDS - (now.getTime() - last.getTime()) / 1000;
       throw new RateLimited(`webhook test: at most 1 per ${TEST_INTERVAL_SECONDS} s per webhook`, wait);
     }
