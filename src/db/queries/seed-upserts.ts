@@ -129,7 +129,7 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
        calendar_id = excluded.calendar_id, calendar_name = excluded.calendar_name,
        provider_email = excluded.provider_email, timezone = excluded.timezone, is_primary = excluded.is_primary,
        sync_status = excluded.sync_status, last_sync_at = excluded.last_sync_at,
-       supports_webhooks = excluded.supports_webhooks, updated_at = now()
+       supports_webhooks = excluded.supports_webhooks, updated_at = clock_timestamp()
      where calendars.organization_id = excluded.organization_id
        and (calendars.user_id, calendars.team_id, calendars.provider, calendars.calendar_id, calendars.calendar_name,
             calendars.provider_email, calendars.timezone, calendars.is_primary, calendars.sync_status,

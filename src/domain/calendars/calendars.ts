@@ -26,10 +26,7 @@ export function calendarJson(c: CalendarRow) {
     lastSyncAt: iso(c.last_sync_at),
     supportsWebhooks: c.supports_webhooks,
     createdAt: c.created_at.toISOString(),
-    // created_at defaults to clock_timestamp() (it orders rows made in one transaction) and
-    // updated_at to now() (the transaction's start), so a fresh row's updated_at is a few ms
-    // earlier; a record is never shown as updated before it was created.
-    updatedAt: new Date(Math.max(c.created_at.getTime(), c.updated_at.getTime())).toISOString(),
+    updatedAt: c.updated_at.toISOString(),
   };
 }
 
