@@ -16,6 +16,9 @@ import { startWorker } from './jobs/worker.ts';
 import type { Database } from './runtime.ts';
 import { createLogger, openDatabase } from './runtime.ts';
 
+/** Connections the worker's jobs share, whatever WORKER_CONCURRENCY (see serve). */
+const WORKER_CONNECTIONS = 20;
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEMO_FILE = path.join(ROOT, 'fixtures', 'demo.json');
 
@@ -82,9 +85,11 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   if (config.webhookAllowPrivateTargets) {
     log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses (development and tests only)');
   }
-  // Jobs take connections only per statement or transaction, so one each is the most they need;
-  // the API gets its own 20 on top, so a worker busy routing never starves requests.
-  const db = await openDatabase(config, config.workerConcurrency + 5 + (opts.api ? 20 : 0));
+  // Jobs take connections only per statement or transaction, and many of the worker's slots
+  // are jobs waiting for the routing batch (no connection), so the worker's share is capped at
+  // 20 (more jobs wait in the pool's queue); the API gets its own 20 on top, so a worker busy
+  // routing never starves requests.
+  const db = await openDatabase(config, Math.min(config.workerConcurrency, WORKER_CONNECTIONS) + 5 + (opts.api ? 20 : 0));
   const parts: Stoppable[] = [];
   try {
     await migrate(db.pool);

@@ -128,7 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
     rateLimitLive: check(() => int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),
-    workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 16, 1, 200), 16),
+    workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 64, 1, 500), 64),
     logLevel,
     nodeEnv,
     publicUrl: check(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined),

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { routingStats } from '../../src/db/queries/booking-members.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
-import { routeBooking } from '../../src/domain/bookings/route.ts';
+import { routeBooking, routeBookings } from '../../src/domain/bookings/route.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -104,6 +104,32 @@ describe('route-booking job (worker running)', () => {
     const outcomes = await Promise.all([routeBooking(deps(), id), routeBooking(deps(), id)]);
     assert.deepEqual(outcomes.sort(), ['routed', 'skipped']);
     assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'ASSIGNMENT_CHANGED').length, 1);
+  });
+
+  it('routes a batch in one call: each booking its own assignment, event and emails; others are skipped', async () => {
+    const drafts = [
+      await seedBooking(t, { status: 'DRAFT', start: '2027-02-02T10:00:00Z', member: MEMBERS.jonas }),
+      await seedBooking(t, { status: 'DRAFT', start: '2027-02-02T11:00:00Z', member: MEMBERS.amara }),
+      await seedBooking(t, { status: 'DRAFT', start: '2027-02-03T10:00:00Z', member: MEMBERS.jonas }),
+    ];
+    const done = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-04T10:00:00Z', member: MEMBERS.amara });
+    const outcomes = await routeBookings(deps(), [...drafts, done, 'bkg_missing']);
+    assert.deepEqual(Object.fromEntries(outcomes), {
+      [drafts[0]]: 'routed', [drafts[1]]: 'routed', [drafts[2]]: 'routed', [done]: 'skipped', bkg_missing: 'skipped',
+    });
+    for (const [i, member] of [MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas].entries()) {
+      const b = (await t.request('GET', `/v1/bookings/${drafts[i]}`, { key: KEYS.secret })).body.booking;
+      assert.equal(b.status, 'SCHEDULED');
+      assert.equal(b.assigned_to_id, member);
+      assert.deepEqual(b.host_ids, [member]);
+      const changes = (await eventsOf(t, drafts[i])).filter((e) => e.type === 'ASSIGNMENT_CHANGED');
+      assert.equal(changes.length, 1);
+      assert.equal(changes[0].data.id, drafts[i]);
+      const mails = (await t.db.pool.query('select recipient_role, ics_uid, ics_sequence from email_outbox where booking_id = $1 order by recipient_role', [drafts[i]])).rows;
+      assert.deepEqual(mails.map((m) => [m.recipient_role, m.ics_uid, m.ics_sequence]), [['attendee', `${drafts[i]}@booking-service`, 0], ['host', `${drafts[i]}@booking-service`, 0]]);
+    }
+    assert.deepEqual(await eventsOf(t, done), []);
+    assert.equal(await routeBooking(deps(), drafts[0]), 'skipped', 'a second run changes nothing');
   });
 
   it('every booking that got 201 in a race is routed (none dropped)', async () => {

@@ -105,20 +105,46 @@ export async function lockForChange(tx: Tx, organizationId: string, mode: string
 export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held_ids: string[] };
 
 /**
- * The routing job's lock: by id alone, waiting as long as it takes. Brings along what routing
- * needs, which saves it two round trips: the event type's requires_confirmation and the
- * members the booking holds. (The holds of a DRAFT booking are written with it and change only
- * with its status, so the statement's snapshot cannot miss a change made while it waited.)
+ * The routing job's lock on a batch of bookings: by id alone, in id order (two batches can
+ * never wait on each other crosswise), waiting as long as it takes. Brings along what routing
+ * needs: the event type's requires_confirmation and the members each booking holds. (The holds
+ * of a DRAFT booking are written with it and change only with its status, so the statement's
+ * snapshot cannot miss a change made while it waited.)
  */
-export function lockForRouting(tx: Tx, id: string): Promise<BookingToRoute | undefined> {
-  return one<BookingToRoute>(
+export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingToRoute[]> {
+  return rows<BookingToRoute>(
     tx,
     `select b.*, et.requires_confirmation,
             array(select bm.member_id from booking_members bm where bm.booking_id = b.id and bm.active) as held_ids
        from bookings b join event_types et on et.id = b.event_type_id
-      where b.id = $1 for update of b`,
-    [id],
+      where b.id = any($1::text[]) order by b.id for update of b`,
+    [ids],
   );
+}
+
+export interface Assignment {
+  id: string;
+  status: BookingStatus;
+  /** The members in host order; the first becomes assigned_to_id. */
+  hostIds: readonly string[];
+}
+
+/**
+ * Routing's change of a batch of bookings, in one statement: status, assigned member and hosts,
+ * each booking coming back with what its emails show (withEmailContext), in `list` order.
+ */
+export async function assignRouted(tx: Tx, list: readonly Assignment[]): Promise<BookingForEmail[]> {
+  const changed = await rows<BookingForEmail>(
+    tx,
+    withEmailContext(`update bookings bk set status = v.status, assigned_to_id = v.host_ids[1], host_ids = v.host_ids,
+            version = bk.version + 1, updated_at = now()
+       from (select v.id, v.status, array(select jsonb_array_elements_text(v.hosts::jsonb)::uuid) as host_ids
+               from unnest($1::text[], $2::text[], $3::text[]) as v(id, status, hosts)) v
+      where bk.id = v.id returning bk.*`),
+    [list.map((a) => a.id), list.map((a) => a.status), list.map((a) => JSON.stringify(a.hostIds))],
+  );
+  const byId = new Map(changed.map((b) => [b.id, b]));
+  return list.map((a) => byId.get(a.id)!);
 }
 
 export function eventTypeOf(db: Db, booking: { event_type_id: string }): Promise<EventTypeRow | undefined> {

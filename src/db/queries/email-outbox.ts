@@ -72,26 +72,32 @@ export async function recordAttempt(db: Db, ids: readonly string[], status: Emai
   );
 }
 
-/** The next SEQUENCE of a calendar UID: 0 for the first invitation, then one more per update. */
-export async function nextSequence(tx: Tx, organizationId: string, uid: string): Promise<number> {
-  const row = await one<{ sequence: number }>(
+/**
+ * The next SEQUENCE of each calendar UID (distinct): 0 for the first invitation, then one more
+ * per update.
+ */
+export async function nextSequences(tx: Tx, items: readonly { organizationId: string; uid: string }[]): Promise<Map<string, number>> {
+  if (items.length === 0) return new Map();
+  const got = await rows<{ uid: string; sequence: number }>(
     tx,
-    `insert into calendar_sequences (uid, organization_id, sequence) values ($1, $2, 0)
+    `insert into calendar_sequences (uid, organization_id, sequence)
+     select uid, organization_id, 0 from unnest($1::text[], $2::text[]) as v(uid, organization_id)
      on conflict (uid) do update set sequence = calendar_sequences.sequence + 1, updated_at = now()
-     returning sequence`,
-    [uid, organizationId],
+     returning uid, sequence`,
+    [items.map((i) => i.uid), items.map((i) => i.organizationId)],
   );
-  return row!.sequence;
+  return new Map(got.map((r) => [r.uid, r.sequence]));
 }
 
-/** Like nextSequence, but only for a UID that was already sent: undefined when it never was. */
-export async function nextSequenceIfSent(tx: Tx, uid: string): Promise<number | undefined> {
-  const row = await one<{ sequence: number }>(
+/** Like nextSequences, but only for UIDs that were already sent: the others are missing from the answer. */
+export async function nextSequencesIfSent(tx: Tx, uids: readonly string[]): Promise<Map<string, number>> {
+  if (uids.length === 0) return new Map();
+  const got = await rows<{ uid: string; sequence: number }>(
     tx,
-    'update calendar_sequences set sequence = sequence + 1, updated_at = now() where uid = $1 returning sequence',
-    [uid],
+    'update calendar_sequences set sequence = sequence + 1, updated_at = now() where uid = any($1::text[]) returning uid, sequence',
+    [uids],
   );
-  return row?.sequence;
+  return new Map(got.map((r) => [r.uid, r.sequence]));
 }
 
 // The read below gathers what a message shows. It lives here, beside the outbox, because it is

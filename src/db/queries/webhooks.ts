@@ -39,10 +39,15 @@ export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organiza
  * The lock that orders subscription changes against booking events of one organization and
  * mode: exclusive to add or activate a subscription, shared to record an event. An event that
  * saw no active subscription therefore committed before any subscription that could want it.
+ * Several scopes (events of a batch) are locked in one statement; only shared locks are ever
+ * taken several at a time, so the order they are taken in cannot deadlock.
  */
-export async function lockSubscriptions(tx: Tx, s: Scope, how: 'exclusive' | 'shared'): Promise<void> {
+export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[], how: 'exclusive' | 'shared'): Promise<void> {
+  const keys = [...new Set((Array.isArray(scopes) ? scopes : [scopes as Scope]).map((s) => `webhooks:${s.organizationId}:${s.mode}`))];
+  if (how === 'exclusive' && keys.length > 1) throw new Error('lockSubscriptions: one exclusive lock at a time');
   const fn = how === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
-  await exec(tx, `select ${fn}(hashtext($1))`, [`webhooks:${s.organizationId}:${s.mode}`]);
+  if (keys.length === 1) await exec(tx, `select ${fn}(hashtext($1))`, keys);
+  else await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) as k`, [keys]);
 }
 
 export function countWebhooks(db: Db, s: Scope): Promise<number> {

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
-import type { Pool } from '../../db/pool.ts';
+import type { Pool, Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
+import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { hostsOf } from '../availability/find-slots.ts';
-import { enqueueBookingEmail } from '../email/enqueue.ts';
-import { emit } from './change.ts';
+import { enqueueBookingEmails } from '../email/enqueue.ts';
+import { recordEvents } from '../events/record.ts';
+import { bookingJson } from './present.ts';
 import { inHostOrder } from './routing.ts';
 import { decide, routedStatus } from './transitions.ts';
 
@@ -16,38 +18,65 @@ export interface RouteDeps {
 
 export type RouteOutcome = 'routed' | 'skipped' | 'no_holds';
 
+/** The assignment routing gives a DRAFT booking, or why it gives none. */
+async function assignmentOf(tx: Tx, booking: BookingToRoute): Promise<Assignment | 'skipped' | 'no_holds'> {
+  if (decide('route', booking.status).kind !== 'apply') return 'skipped';
+  const held = booking.held_ids;
+  if (held.length === 0) return 'no_holds';
+  // One held member (SOLO, ROUND_ROBIN) needs no host order: loading the hosts is for COLLECTIVE.
+  let ordered = held;
+  if (held.length > 1) {
+    const type = await bookings.eventTypeOf(tx, booking);
+    if (!type) return 'no_holds';
+    ordered = inHostOrder(held, await hostsOf(tx, type));
+  }
+  return { id: booking.id, status: routedStatus(booking.requires_confirmation), hostIds: ordered };
+}
+
 /**
- * Finishes routing of a DRAFT booking. The member was already chosen and held by the create
- * transaction (capacity is decided there), so routing cannot fail for lack of a member and
- * never drops a booking that got its 201: it turns the holds into the assignment, moves the
- * booking to SCHEDULED or PENDING_CONFIRMATION, and records ASSIGNMENT_CHANGED and the
- * first email in the same transaction. Running it twice is harmless: only DRAFT is routed.
+ * Finishes routing of DRAFT bookings, several in one transaction (the route-booking jobs that
+ * run together are routed together: the work per booking is then a share of a few statements).
+ * Each booking's member was already chosen and held by its create transaction (capacity is
+ * decided there), so routing cannot fail for lack of a member and never drops a booking that
+ * got its 201: it turns the holds into the assignment, moves the booking to SCHEDULED or
+ * PENDING_CONFIRMATION, and records ASSIGNMENT_CHANGED and the first email in the same
+ * transaction. Running it twice is harmless: only DRAFT is routed.
  */
-export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<RouteOutcome> {
+export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Promise<Map<string, RouteOutcome>> {
   const now = deps.now();
-  const outcome = await transaction(deps.db, async (tx): Promise<RouteOutcome> => {
-    const booking = await bookings.lockForRouting(tx, bookingId);
-    if (!booking || decide('route', booking.status).kind !== 'apply') return 'skipped';
-    const held = booking.held_ids;
-    if (held.length === 0) return 'no_holds';
-    // One held member (SOLO, ROUND_ROBIN) needs no host order: loading the hosts is for COLLECTIVE.
-    let ordered = held;
-    if (held.length > 1) {
-      const type = await bookings.eventTypeOf(tx, booking);
-      if (!type) return 'no_holds';
-      ordered = inHostOrder(held, await hostsOf(tx, type));
+  const outcomes = await transaction(deps.db, async (tx) => {
+    const result = new Map<string, RouteOutcome>(ids.map((id) => [id, 'skipped']));
+    const assignments: Assignment[] = [];
+    const confirmation = new Map<string, boolean>();
+    for (const booking of await bookings.lockForRouting(tx, ids)) {
+      const a = await assignmentOf(tx, booking);
+      if (typeof a === 'string') {
+        result.set(booking.id, a);
+        continue;
+      }
+      assignments.push(a);
+      confirmation.set(a.id, booking.requires_confirmation);
+      result.set(booking.id, 'routed');
     }
-    const row = await bookings.applyStatusForEmail(tx, bookingId, {
-      status: routedStatus(booking.requires_confirmation),
-      assignedToId: ordered[0],
-      hostIds: ordered,
-    });
-    await emit(tx, row, 'ASSIGNMENT_CHANGED', now);
-    await enqueueBookingEmail(tx, { bookingId, kind: booking.requires_confirmation ? 'confirmation_request' : 'scheduled', booking: row });
-    return 'routed';
+    if (assignments.length === 0) return result;
+    const rows = await bookings.assignRouted(tx, assignments);
+    await recordEvents(tx, rows.map((row) => ({
+      organizationId: row.organization_id, mode: row.mode, type: 'ASSIGNMENT_CHANGED' as const, booking: bookingJson(row), at: now,
+    })));
+    await enqueueBookingEmails(tx, rows.map((row) => ({
+      bookingId: row.id, kind: confirmation.get(row.id) ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
+    })));
+    return result;
   });
   // No free/busy invalidation: busy time is the holds, which the create already wrote (and
   // invalidated for); routing changes none of them.
-  if (outcome === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');
-  return outcome;
+  for (const [bookingId, outcome] of outcomes) {
+    if (outcome === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');
+  }
+  return outcomes;
+}
+
+/** routeBookings for one booking. */
+export async function routeBooking(deps: RouteDeps, bookingId: string): Promise<RouteOutcome> {
+  return (await routeBookings(deps, [bookingId])).get(bookingId)!;
 }

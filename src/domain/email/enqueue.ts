@@ -69,36 +69,44 @@ async function loadContext(tx: Tx, input: EnqueueBookingEmailInput): Promise<Loa
   };
 }
 
-/**
- * The SEQUENCE this change's invitations carry, or undefined when they carry none: a request
- * starts or updates the meeting; a cancellation only updates one that was sent (a booking
- * cancelled before any invitation went out gets a plain email).
- */
-async function resolveSequence(tx: Tx, organizationId: string, uid: string, planned: PlannedEmail[]): Promise<number | undefined> {
-  if (planned.some((e) => e.ics === 'REQUEST')) return outbox.nextSequence(tx, organizationId, uid);
-  if (planned.some((e) => e.ics === 'CANCEL')) return outbox.nextSequenceIfSent(tx, uid);
-  return undefined;
+/** One change's messages, planned, before their SEQUENCE is known. */
+interface Draft {
+  input: EnqueueBookingEmailInput;
+  ctx: LoadedContext;
+  planned: PlannedEmail[];
+  uid: string;
 }
 
 /**
- * Writes the booking's emails for one change into the outbox and enqueues one 'send-email' job
- * for them all, on the caller's transaction: the emails exist exactly when the change commits,
- * and a process dying after the commit loses none. One job, not one per message: each queued
- * job costs the database a fetch and a completion, and the messages of a change are due together.
+ * The SEQUENCE each draft's invitations carry, or undefined when they carry none: a request
+ * starts or updates the meeting; a cancellation only updates one that was sent (a booking
+ * cancelled before any invitation went out gets a plain email). One statement per kind for
+ * the whole batch; a UID twice in one batch (not something routing makes) goes one at a time,
+ * so each change still gets its own number.
  */
-export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInput): Promise<void> {
-  const ctx = await loadContext(tx, input);
-  let planned = planEmails(ctx);
-  if (planned.length === 0) return;
+async function resolveSequences(tx: Tx, drafts: readonly Draft[]): Promise<(number | undefined)[]> {
+  const uids = drafts.map((d) => d.uid);
+  if (new Set(uids).size < uids.length) {
+    const out: (number | undefined)[] = [];
+    for (const d of drafts) out.push(...(await resolveSequences(tx, [d])));
+    return out;
+  }
+  const requests = drafts.filter((d) => d.planned.some((e) => e.ics === 'REQUEST'));
+  const cancels = drafts.filter((d) => !requests.includes(d) && d.planned.some((e) => e.ics === 'CANCEL'));
+  const started = await outbox.nextSequences(tx, requests.map((d) => ({ organizationId: d.ctx.organizationId, uid: d.uid })));
+  const updated = await outbox.nextSequencesIfSent(tx, cancels.map((d) => d.uid));
+  return drafts.map((d) => started.get(d.uid) ?? updated.get(d.uid));
+}
+
+/** The planned messages of one change, rendered, with the invitation they carry. */
+function render(draft: Draft, sequence: number | undefined): NewEmail[] {
+  const { ctx, uid } = draft;
+  let planned = draft.planned;
   const organizer = ctx.meeting.hosts[0];
-  // An invitation needs an organizer; a booking no member holds yet has no meeting to invite to.
-  if (!organizer) planned = planned.map((e) => ({ ...e, ics: null }));
-  const uid = calendarUid(ctx.rootId);
-  const sequence = await resolveSequence(tx, ctx.organizationId, uid, planned);
   if (sequence === undefined) planned = planned.map((e) => ({ ...e, ics: null }));
   // The first invitation of a meeting has no earlier one to withdraw from a replaced address.
   if (sequence === 0) planned = planned.filter((e) => e.template !== 'removed');
-  const stamp = input.now ?? ctx.txNow;
+  const stamp = draft.input.now ?? ctx.txNow;
 
   // Recipients of one change mostly share one invitation: render each distinct one once.
   const icsCache = new Map<string, string>();
@@ -125,7 +133,7 @@ export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInpu
     return text;
   };
 
-  const emails: NewEmail[] = planned.map((e) => {
+  return planned.map((e) => {
     const { subject, text } = renderEmail(ctx, e);
     const ics = icsFor(e);
     return {
@@ -145,6 +153,34 @@ export async function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInpu
       ics_sequence: ics ? (sequence ?? null) : null,
     };
   });
+}
+
+/**
+ * Writes the emails of booking changes into the outbox and enqueues one 'send-email' job for
+ * them all, on the caller's transaction: the emails exist exactly when the changes commit, and
+ * a process dying after the commit loses none. One job, not one per message: each queued job
+ * costs the database a fetch and a completion, and the messages of a change are due together.
+ * A batch (routing several bookings at once) writes everything in a few statements.
+ */
+export async function enqueueBookingEmails(tx: Tx, inputs: readonly EnqueueBookingEmailInput[]): Promise<void> {
+  const drafts: Draft[] = [];
+  for (const input of inputs) {
+    const ctx = await loadContext(tx, input);
+    let planned = planEmails(ctx);
+    if (planned.length === 0) continue;
+    // An invitation needs an organizer; a booking no member holds yet has no meeting to invite to.
+    if (!ctx.meeting.hosts[0]) planned = planned.map((e) => ({ ...e, ics: null }));
+    drafts.push({ input, ctx, planned, uid: calendarUid(ctx.rootId) });
+  }
+  if (drafts.length === 0) return;
+  const sequences = await resolveSequences(tx, drafts);
+  const emails = drafts.flatMap((d, i) => render(d, sequences[i]));
+  if (emails.length === 0) return;
   await outbox.insertEmails(tx, emails);
   await addJob(tx, 'send-email', { emailIds: emails.map((e) => e.id) }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
+}
+
+/** The emails of one booking change (see enqueueBookingEmails). */
+export function enqueueBookingEmail(tx: Tx, input: EnqueueBookingEmailInput): Promise<void> {
+  return enqueueBookingEmails(tx, [input]);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
 import type { BookingEventType } from '../../db/queries/booking-events.ts';
-import { insertEvent } from '../../db/queries/booking-events.ts';
+import { insertEvents } from '../../db/queries/booking-events.ts';
 import { lockSubscriptions } from '../../db/queries/webhooks.ts';
 import { addJob } from '../../jobs/queue.ts';
 
@@ -34,29 +34,36 @@ export interface RecordEventInput {
 }
 
 /**
- * Writes a booking event to the outbox and, when an active webhook subscription of its
- * organization and mode wants it, enqueues its fan-out job, on the caller's transaction: the event exists
- * if and only if the change commits, and is never lost after.
+ * Writes booking events to the outbox and, for each that an active webhook subscription of its
+ * organization and mode wants, enqueues its fan-out job, on the caller's transaction: an event
+ * exists if and only if the change commits, and is never lost after. Returns the event ids.
  *
  * Most organizations subscribe to nothing (or not to this event), and a fan-out job that finds
  * nobody to deliver to still costs the queue a fetch and a completion (about a third of a
  * booking create's database time under load). Skipping it is safe because of the shared
  * subscription lock taken first, in its own statement: a subscription added, re-activated or
  * given new events concurrently either committed before it (and the insert's later snapshot
- * sees it) or waits until this event has committed, so it was not subscribed when the event
+ * sees it) or waits until these events have committed, so it was not subscribed when they
  * happened.
  */
-export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<string> {
-  const id = `evt_${randomBytes(12).toString('hex')}`;
-  await lockSubscriptions(tx, { organizationId: input.organizationId, mode: input.mode }, 'shared');
-  const { subscribed } = await insertEvent(tx, {
-    id,
+export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]): Promise<string[]> {
+  if (inputs.length === 0) return [];
+  await lockSubscriptions(tx, inputs.map((i) => ({ organizationId: i.organizationId, mode: i.mode })), 'shared');
+  const events = inputs.map((input) => ({
+    id: `evt_${randomBytes(12).toString('hex')}`,
     organization_id: input.organizationId,
     mode: input.mode,
     booking_id: input.booking.id,
     type: input.type,
     payload: { event: input.type, timestamp: input.at.toISOString(), data: input.booking },
-  }, [...BROADCAST_EVENTS]);
-  if (subscribed) await addJob(tx, 'dispatch-event', { eventId: id }, { maxAttempts: 25 });
-  return id;
+  }));
+  const written = await insertEvents(tx, events, [...BROADCAST_EVENTS]);
+  for (const [i, w] of written.entries()) {
+    if (w.subscribed) await addJob(tx, 'dispatch-event', { eventId: events[i].id }, { maxAttempts: 25 });
+  }
+  return events.map((e) => e.id);
+}
+
+export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<string> {
+  return (await recordEvents(tx, [input]))[0];
 }

@@ -1,5 +1,6 @@
 import type { Task } from 'graphile-worker';
-import { routeBooking } from '../../domain/bookings/route.ts';
+import { routeBookings } from '../../domain/bookings/route.ts';
+import { coalesce } from '../coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 export interface RouteBookingPayload {
@@ -12,14 +13,20 @@ function isPayload(p: unknown): p is RouteBookingPayload {
 
 /**
  * Enqueued by POST /bookings in the create transaction: DRAFT → SCHEDULED or
- * PENDING_CONFIRMATION. A throw (database down) makes graphile-worker retry with backoff.
+ * PENDING_CONFIRMATION. One routing transaction at a time per process: the jobs that start
+ * while it runs wait and go together into the next (coalesce), so under load a booking's
+ * routing is a share of one transaction, and a lone job waits for nothing. A waiting job holds
+ * a worker slot but no connection, hence the default of 64 slots (WORKER_CONCURRENCY): with 16,
+ * the waiting jobs capped each batch at 16 and DRAFT → SCHEDULED passed a second under load.
+ * A throw (database down) makes graphile-worker retry each job with backoff.
  */
 export function routeBookingTask(deps: WorkerDeps): Task {
+  const route = coalesce((ids: string[]) => routeBookings(deps, ids));
   return async (payload) => {
     if (!isPayload(payload)) {
       deps.log.error({ payload }, 'route-booking: payload without bookingId, dropped');
       return;
     }
-    await routeBooking(deps, payload.bookingId);
+    await route(payload.bookingId);
   };
 }
