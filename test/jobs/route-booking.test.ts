@@ -102,7 +102,9 @@ describe('route-booking job (worker running)', () => {
   it('routing is idempotent when run directly on a DRAFT', async () => {
     const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-01T10:00:00Z', member: MEMBERS.jonas });
     const outcomes = await Promise.all([routeBooking(deps(), id), routeBooking(deps(), id)]);
-    assert.deepEqual(outcomes.sort(), ['routed', 'skipped']);
+    // the second either waits for nothing (busy: the first holds the booking) or sees it routed
+    assert.equal(outcomes.filter((o) => o === 'routed').length, 1);
+    assert.ok(outcomes.every((o) => o === 'routed' || o === 'skipped' || o === 'busy'), outcomes.join());
     assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'ASSIGNMENT_CHANGED').length, 1);
   });
 
@@ -130,6 +132,53 @@ describe('route-booking job (worker running)', () => {
     }
     assert.deepEqual(await eventsOf(t, done), []);
     assert.equal(await routeBooking(deps(), drafts[0]), 'skipped', 'a second run changes nothing');
+  });
+
+  it('a booking another transaction holds is "busy" at once, not waited for, and routed once it is free', async () => {
+    const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-05T10:00:00Z', member: MEMBERS.jonas });
+    const other = await t.db.pool.connect();
+    try {
+      await other.query('begin');
+      await other.query('select 1 from bookings where id = $1 for update', [id]);
+      const started = Date.now();
+      const outcomes = await routeBookings(deps(), [id, 'bkg_missing']);
+      assert.ok(Date.now() - started < 2000, 'did not wait for the lock');
+      assert.deepEqual(Object.fromEntries(outcomes), { [id]: 'busy', bkg_missing: 'skipped' });
+      // a row inserted elsewhere that references the booking (KEY SHARE) does not make it busy
+      await other.query('rollback');
+      await other.query('begin');
+      await other.query(`select 1 from bookings where id = $1 for key share`, [id]);
+      assert.equal(await routeBooking(deps(), id), 'routed');
+    } finally {
+      await other.query('rollback').catch(() => {});
+      other.release();
+    }
+  });
+
+  it('the job of a busy booking fails and is retried by the queue, which then routes it', async () => {
+    const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-06T10:00:00Z', member: MEMBERS.amara });
+    const other = await t.db.pool.connect();
+    try {
+      await other.query('begin');
+      await other.query('select 1 from bookings where id = $1 for update', [id]);
+      await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [id]);
+      let failed;
+      for (let i = 0; i < 100 && !failed; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        failed = (await t.db.pool.query(
+          `select attempts, last_error from graphile_worker.jobs where key = $1 and attempts > 0`, [id],
+        )).rows[0];
+      }
+      assert.ok(failed, 'the job ran and failed');
+      assert.match(failed.last_error, /locked by another transaction/);
+    } finally {
+      await other.query('rollback').catch(() => {});
+      other.release();
+    }
+    // graphile-worker's first retry comes about 3 s later
+    const routed = await waitForStatusChange(t, id, 'DRAFT', KEYS.secret, 15_000);
+    assert.equal(routed.status, 'SCHEDULED');
+    assert.equal(routed.assigned_to_id, MEMBERS.amara);
   });
 
   it('every booking that got 201 in a race is routed (none dropped)', async () => {

@@ -105,11 +105,13 @@ export async function lockForChange(tx: Tx, organizationId: string, mode: string
 export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held_ids: string[] };
 
 /**
- * The routing job's lock on a batch of bookings: by id alone, in id order (two batches can
- * never wait on each other crosswise), waiting as long as it takes. Brings along what routing
- * needs: the event type's requires_confirmation and the members each booking holds. (The holds
- * of a DRAFT booking are written with it and change only with its status, so the statement's
- * snapshot cannot miss a change made while it waited.)
+ * The routing job's lock on a batch of bookings, by id alone, in id order. A booking another
+ * transaction holds (a cancel or PATCH in progress, or an idle session) is skipped rather than
+ * waited for: one batch routes every job of its process, so a wait would hold them all up. The
+ * caller retries skipped ones later (existingIds tells them from ids that do not exist). NO KEY
+ * UPDATE: rows that other transactions insert referencing a booking (their foreign-key checks
+ * take KEY SHARE) do not make it look busy. Brings along what routing needs: the event type's requires_confirmation and the members each
+ * booking holds.
  */
 export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingToRoute[]> {
   return rows<BookingToRoute>(
@@ -117,9 +119,14 @@ export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingT
     `select b.*, et.requires_confirmation,
             array(select bm.member_id from booking_members bm where bm.booking_id = b.id and bm.active) as held_ids
        from bookings b join event_types et on et.id = b.event_type_id
-      where b.id = any($1::text[]) order by b.id for update of b`,
+      where b.id = any($1::text[]) order by b.id for no key update of b skip locked`,
     [ids],
   );
+}
+
+/** Which of `ids` are bookings. */
+export async function existingIds(db: Db, ids: readonly string[]): Promise<string[]> {
+  return (await rows<{ id: string }>(db, 'select id from bookings where id = any($1::text[])', [ids])).map((r) => r.id);
 }
 
 export interface Assignment {

@@ -16,7 +16,8 @@ export interface RouteDeps {
   log: Logger;
 }
 
-export type RouteOutcome = 'routed' | 'skipped' | 'no_holds';
+/** busy: another transaction holds the booking; route it again later. */
+export type RouteOutcome = 'routed' | 'skipped' | 'no_holds' | 'busy';
 
 /** The assignment routing gives a DRAFT booking, or why it gives none. */
 async function assignmentOf(tx: Tx, booking: BookingToRoute): Promise<Assignment | 'skipped' | 'no_holds'> {
@@ -40,7 +41,8 @@ async function assignmentOf(tx: Tx, booking: BookingToRoute): Promise<Assignment
  * decided there), so routing cannot fail for lack of a member and never drops a booking that
  * got its 201: it turns the holds into the assignment, moves the booking to SCHEDULED or
  * PENDING_CONFIRMATION, and records ASSIGNMENT_CHANGED and the first email in the same
- * transaction. Running it twice is harmless: only DRAFT is routed.
+ * transaction. Running it twice is harmless: only DRAFT is routed. A booking that another
+ * transaction holds right now comes back 'busy' instead of being waited for.
  */
 export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Promise<Map<string, RouteOutcome>> {
   const now = deps.now();
@@ -48,7 +50,12 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     const result = new Map<string, RouteOutcome>(ids.map((id) => [id, 'skipped']));
     const assignments: Assignment[] = [];
     const confirmation = new Map<string, boolean>();
-    for (const booking of await bookings.lockForRouting(tx, ids)) {
+    const locked = await bookings.lockForRouting(tx, ids);
+    if (locked.length < new Set(ids).size) {
+      const missing = ids.filter((id) => !locked.some((b) => b.id === id));
+      for (const id of await bookings.existingIds(tx, missing)) result.set(id, 'busy');
+    }
+    for (const booking of locked) {
       const a = await assignmentOf(tx, booking);
       if (typeof a === 'string') {
         result.set(booking.id, a);

@@ -27,6 +27,7 @@ export function routeBookingTask(deps: WorkerDeps): Task {
       deps.log.error({ payload }, 'route-booking: payload without bookingId, dropped');
       return;
     }
-    await route(payload.bookingId);
+    // A booking being changed right now (a cancel, a PATCH) is routed on the queue's retry.
+    if ((await route(payload.bookingId)) === 'busy') throw new Error(`booking ${payload.bookingId} is locked by another transaction; routing retries`);
   };
 }
