@@ -5,6 +5,7 @@ import type { Runner } from 'graphile-worker';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
+import { createPool } from './db/pool.ts';
 import { createKey } from './domain/auth/create-key.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
@@ -16,8 +17,8 @@ import { startWorker } from './jobs/worker.ts';
 import type { Database } from './runtime.ts';
 import { createLogger, openDatabase } from './runtime.ts';
 
-/** Connections the worker's jobs share, whatever WORKER_CONCURRENCY (see serve). */
-const WORKER_CONNECTIONS = 20;
+/** The API's own pool in `serve`, apart from the worker's, so a job backlog never queues requests. */
+const API_CONNECTIONS = 20;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEMO_FILE = path.join(ROOT, 'fixtures', 'demo.json');
@@ -85,11 +86,11 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   if (config.webhookAllowPrivateTargets) {
     log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses (development and tests only)');
   }
-  // Jobs take connections only per statement or transaction, and many of the worker's slots
-  // are jobs waiting for the routing batch (no connection), so the worker's share is capped at
-  // 20 (more jobs wait in the pool's queue); the API gets its own 20 on top, so a worker busy
-  // routing never starves requests.
-  const db = await openDatabase(config, Math.min(config.workerConcurrency, WORKER_CONNECTIONS) + 5 + (opts.api ? 20 : 0));
+  // The worker's pool: a job takes a connection only per statement or transaction, and the pool
+  // opens them on demand (most slots are routing jobs waiting for the next batch, holding
+  // none), so it may grow towards WORKER_CONCURRENCY only under a backlog of other jobs. Five
+  // more for graphile-worker's LISTEN connection and its fetches.
+  const db = await openDatabase(config, config.workerConcurrency + 5);
   const parts: Stoppable[] = [];
   try {
     await migrate(db.pool);
@@ -103,9 +104,10 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     parts.push({ close: () => runner.stop() });
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(config);
-      const app = await buildServer({ deps: { db: db.pool, config, now, freebusyCache }, rateLimitStore, logger: undefined, loggerInstance: log });
+      const apiPool = createPool(db.url, API_CONNECTIONS);
+      const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache }, rateLimitStore, logger: undefined, loggerInstance: log });
       parts.unshift({ close: () => app.close() });
-      parts.push({ close: () => rateLimitStore.close() });
+      parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
       const address = await app.listen({ port: config.port, host: config.host });
       const base = config.publicUrl ?? address;
       if (opts.demo) printDemo(base);

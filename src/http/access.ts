@@ -64,7 +64,7 @@ export function accessFor(method: string, routeUrl: string): Access | undefined 
 /** Concrete paths (with or without /v1) of the routes anyone may call without a key, e.g. free/busy. */
 const OPEN_PATHS: readonly RegExp[] = Object.entries(ACCESS)
   .filter(([route, access]) => access.kind === 'optional' && route.startsWith('GET '))
-  .map(([route]) => new RegExp(`^(/v1)?${route.slice(4).replace(/:[^/]+/g, '[^/]+')}$`));
+  .map(([route]) => new RegExp(`^(/v1)?${route.slice(4).replace(/:[^/]+/g, '[^/]+')}/?$`)); // the server ignores a trailing slash
 
 /** Is `path` (no query string) a route that needs no key, so that any origin may call it? */
 export function isOpenPath(path: string): boolean {

@@ -23,7 +23,8 @@ export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxRunnin
       answers = await run(batch.map((w) => w.key));
     } catch (err) {
       if (batch.length === 1) batch[0].reject(err);
-      else await Promise.all(batch.map((w) => settle([w])));
+      // one after another: a failing batch often means a struggling database
+      else for (const w of batch) await settle([w]);
       return;
     }
     for (const w of batch) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
+import { isOriginAllowed } from '../../src/domain/auth/keys.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS } from '../helpers/fixtures.ts';
 
@@ -76,12 +77,23 @@ describe('API keys', () => {
     assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
     const no = await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     assertError(no, 403, 'permission_error', 'forbidden');
-    // the refusal is cached, and a cached answer is the same answer
-    assertError(await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }), 403, 'permission_error', 'forbidden');
+  });
+
+  it('origin answers are kept 10 s: a key that starts listing an origin opens its preflight within that', async () => {
+    const origin = 'https://late.example';
+    const start = Date.now();
+    assert.equal(await isOriginAllowed(t.db.pool, origin, start), false);
+    await t.db.pool.query(`update api_keys set allowed_origins = array_append(allowed_origins, $1) where allowed_origins is not null`, [origin]);
+    try {
+      assert.equal(await isOriginAllowed(t.db.pool, origin, start + 9_000), false, 'still the cached refusal');
+      assert.equal(await isOriginAllowed(t.db.pool, origin, start + 10_001), true, 'asked again after 10 s');
+    } finally {
+      await t.db.pool.query(`update api_keys set allowed_origins = array_remove(allowed_origins, $1)`, [origin]);
+    }
   });
 
   it('free/busy needs no key: any origin passes its preflight and gets Access-Control-Allow-Origin *', async () => {
-    for (const path of ['/v1/freebusy/00000000-0000-4000-8000-000000000001', '/freebusy/anyone']) {
+    for (const path of ['/v1/freebusy/00000000-0000-4000-8000-000000000001', '/freebusy/anyone', '/v1/freebusy/anyone/']) {
       const pre = await t.request('OPTIONS', path, { headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
       assert.equal(pre.status, 204, path);
       assert.equal(pre.headers.get('access-control-allow-origin'), '*');

@@ -44,7 +44,7 @@ describe('coalesce', () => {
     assert.deepEqual(await Promise.all(second), ['done 3', 'done 4', 'done 5']);
   });
 
-  it('a failed batch runs each key alone, so only the bad key fails', async () => {
+  it('a failed batch runs each key alone, one after another, so only the bad key fails', async () => {
     const r = recorder((keys) => keys.includes(2));
     const call = coalesce(r.run);
     const answers = [1, 2, 3].map((k) => call(k).then((v) => v, (e: Error) => e.message));
@@ -52,6 +52,8 @@ describe('coalesce', () => {
     r.finish[0]();
     for (let i = 1; i <= 3; i++) {
       while (r.finish.length <= i) await tick();
+      await tick();
+      assert.equal(r.batches.length, i + 1, 'the keys of a failed batch are retried one after another');
       r.finish[i]();
     }
     assert.deepEqual(await Promise.all(answers), ['done 1', 'bad 2', 'done 3']);

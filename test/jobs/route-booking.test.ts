@@ -3,7 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { routingStats } from '../../src/db/queries/booking-members.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import { transaction } from '../../src/db/pool.ts';
 import { routeBooking, routeBookings } from '../../src/domain/bookings/route.ts';
+import { enqueueBookingEmails } from '../../src/domain/email/enqueue.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -115,10 +117,22 @@ describe('route-booking job (worker running)', () => {
       await seedBooking(t, { status: 'DRAFT', start: '2027-02-03T10:00:00Z', member: MEMBERS.jonas }),
     ];
     const done = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-04T10:00:00Z', member: MEMBERS.amara });
-    const outcomes = await routeBookings(deps(), [...drafts, done, 'bkg_missing']);
+    // a COLLECTIVE type that requires confirmation, holding both hosts
+    const collective = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2027-02-08T10:00:00Z', member: MEMBERS.jonas });
+    await t.db.pool.query(
+      `insert into booking_members (booking_id, member_id, mode, start_time, during) select booking_id, $2, mode, start_time, during from booking_members where booking_id = $1`,
+      [collective, MEMBERS.amara],
+    );
+    const outcomes = await routeBookings(deps(), [...drafts, done, collective, 'bkg_missing']);
     assert.deepEqual(Object.fromEntries(outcomes), {
-      [drafts[0]]: 'routed', [drafts[1]]: 'routed', [drafts[2]]: 'routed', [done]: 'skipped', bkg_missing: 'skipped',
+      [drafts[0]]: 'routed', [drafts[1]]: 'routed', [drafts[2]]: 'routed', [done]: 'skipped', [collective]: 'routed', bkg_missing: 'skipped',
     });
+    const planning = (await t.request('GET', `/v1/bookings/${collective}`, { key: KEYS.secret })).body.booking;
+    assert.equal(planning.status, 'PENDING_CONFIRMATION');
+    assert.equal(planning.assigned_to_id, MEMBERS.amara, 'host order, not hold order');
+    assert.deepEqual(planning.host_ids, [MEMBERS.amara, MEMBERS.jonas]);
+    const requests = (await t.db.pool.query('select kind, ics from email_outbox where booking_id = $1', [collective])).rows;
+    assert.ok(requests.length > 0 && requests.every((m) => m.kind === 'confirmation_request' && m.ics === null), JSON.stringify(requests));
     for (const [i, member] of [MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas].entries()) {
       const b = (await t.request('GET', `/v1/bookings/${drafts[i]}`, { key: KEYS.secret })).body.booking;
       assert.equal(b.status, 'SCHEDULED');
@@ -132,6 +146,11 @@ describe('route-booking job (worker running)', () => {
     }
     assert.deepEqual(await eventsOf(t, done), []);
     assert.equal(await routeBooking(deps(), drafts[0]), 'skipped', 'a second run changes nothing');
+
+    // Two changes of one meeting in one batch of emails get consecutive SEQUENCE numbers.
+    await transaction(t.db.pool, (tx) => enqueueBookingEmails(tx, [{ bookingId: drafts[0], kind: 'scheduled' }, { bookingId: drafts[0], kind: 'scheduled' }]));
+    const sequences = (await t.db.pool.query('select distinct ics_sequence from email_outbox where booking_id = $1 order by 1', [drafts[0]])).rows;
+    assert.deepEqual(sequences.map((r) => r.ics_sequence), [0, 1, 2]);
   });
 
   it('a booking another transaction holds is "busy" at once, not waited for, and routed once it is free', async () => {

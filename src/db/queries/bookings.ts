@@ -145,7 +145,8 @@ export async function assignRouted(tx: Tx, list: readonly Assignment[]): Promise
     tx,
     withEmailContext(`update bookings bk set status = v.status, assigned_to_id = v.host_ids[1], host_ids = v.host_ids,
             version = bk.version + 1, updated_at = now()
-       from (select v.id, v.status, array(select jsonb_array_elements_text(v.hosts::jsonb)::uuid) as host_ids
+       from (select v.id, v.status,
+                    array(select h.id::uuid from jsonb_array_elements_text(v.hosts::jsonb) with ordinality as h(id, n) order by h.n) as host_ids
                from unnest($1::text[], $2::text[], $3::text[]) as v(id, status, hosts)) v
       where bk.id = v.id returning bk.*`),
     [list.map((a) => a.id), list.map((a) => a.status), list.map((a) => JSON.stringify(a.hostIds))],

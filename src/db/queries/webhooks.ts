@@ -39,15 +39,16 @@ export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organiza
  * The lock that orders subscription changes against booking events of one organization and
  * mode: exclusive to add or activate a subscription, shared to record an event. An event that
  * saw no active subscription therefore committed before any subscription that could want it.
- * Several scopes (events of a batch) are locked in one statement; only shared locks are ever
- * taken several at a time, so the order they are taken in cannot deadlock.
+ * Several scopes (events of a batch) are locked in one statement, in key order; only shared
+ * locks are ever taken several at a time.
  */
 export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[], how: 'exclusive' | 'shared'): Promise<void> {
-  const keys = [...new Set((Array.isArray(scopes) ? scopes : [scopes as Scope]).map((s) => `webhooks:${s.organizationId}:${s.mode}`))];
+  // sorted: batches taking several shared locks queue behind an exclusive one in one order
+  const keys = [...new Set((Array.isArray(scopes) ? scopes : [scopes as Scope]).map((s) => `webhooks:${s.organizationId}:${s.mode}`))].sort();
   if (how === 'exclusive' && keys.length > 1) throw new Error('lockSubscriptions: one exclusive lock at a time');
   const fn = how === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
   if (keys.length === 1) await exec(tx, `select ${fn}(hashtext($1))`, keys);
-  else await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) as k`, [keys]);
+  else await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) with ordinality as u(k, n) order by n`, [keys]);
 }
 
 export function countWebhooks(db: Db, s: Scope): Promise<number> {
@@ -98,12 +99,10 @@ export function deleteWebhook(db: Db, s: Scope, id: string): Promise<number> {
 }
 
 /**
- * Takes the webhook's one test per minute: a conditional update, so two processes racing for
- * the same minute cannot both win. Returns undefined when the minute is taken.
- */
-/**
- * Takes the webhook's test slot when its last test is at least `intervalSeconds` old: whether it
- * was taken and when the test before was; undefined when the scope has no webhook `id`.
+ * Takes the webhook's test slot when its last test is at least `intervalSeconds` old: a locked,
+ * conditional update, so two processes racing for the same minute cannot both win. Answers
+ * whether it was taken and when the test before was (for Retry-After); undefined when the
+ * scope has no webhook `id`.
  */
 export function claimTestSlot(
   db: Db,

@@ -6,7 +6,7 @@ import { answerKey, hostTokens } from './answer-cache.ts';
 import { computeSlots } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
-import { DAY_MS, MINUTE_MS, utcOfWall } from './zone-days.ts';
+import { DAY_MS, MINUTE_MS, parseWallDate, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
 import { isMemberId } from '../members/member-id.ts';
 
@@ -32,11 +32,8 @@ interface Answer {
 
 /** A calendar date YYYY-MM-DD as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
 function wallDate(value: string, field: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const wall = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  if (!m || new Date(wall).toISOString().slice(0, 10) !== value) {
-    throw new ValidationError(`query parameter "${field}" must be a calendar date YYYY-MM-DD, got "${value}"`, field);
-  }
+  const wall = parseWallDate(value);
+  if (wall === undefined) throw new ValidationError(`query parameter "${field}" must be a calendar date YYYY-MM-DD, got "${value}"`, field);
   return wall;
 }
 

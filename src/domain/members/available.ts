@@ -4,7 +4,7 @@ import * as members from '../../db/queries/members.ts';
 import type { HostInput } from '../availability/engine.ts';
 import { hostSlotStarts } from '../availability/engine.ts';
 import { hostInputs } from '../availability/find-slots.ts';
-import { DAY_MS, localDayAt } from '../availability/zone-days.ts';
+import { DAY_MS, localDayAt, parseWallDate } from '../availability/zone-days.ts';
 import { ValidationError } from '../errors.ts';
 import type { MemberListQuery } from './list.ts';
 import { filterOf, page } from './list.ts';
@@ -23,12 +23,8 @@ export interface AvailableQuery extends Omit<MemberListQuery, 'is_active'> {
 /** `date` (default: today in UTC) as its 00:00 written as UTC. */
 function parseDate(raw: string | undefined, now: Date): number {
   if (raw === undefined) return now.getTime() - (now.getTime() % DAY_MS);
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const wall = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  // Date.UTC rolls 2026-02-30 over into March: a real date reads back as written.
-  if (!m || new Date(wall).toISOString().slice(0, 10) !== raw) {
-    throw new ValidationError(`query parameter "date" must be a calendar date YYYY-MM-DD, got "${raw}"`, 'date');
-  }
+  const wall = parseWallDate(raw);
+  if (wall === undefined) throw new ValidationError(`query parameter "date" must be a calendar date YYYY-MM-DD, got "${raw}"`, 'date');
   return wall;
 }
 

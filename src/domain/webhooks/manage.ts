@@ -80,6 +80,8 @@ export async function getWebhook(db: Db, scope: Scope, id: string) {
 
 /** PATCH: the URL rules apply again; `is_active: true` clears failure_reason and the failure count. */
 export async function updateWebhook(db: Pool, scope: Scope, id: string, input: UpdateWebhookInput, config: Config, now: Date) {
+  // Read first so that an unknown id is 404 even when the body would be a 400; the update
+  // below checks the scope again itself.
   await requireWebhook(db, scope, id);
   // Unknown fields are ignored (decisions §4), so a body naming none of ours changes nothing: say so.
   if (input.url === undefined && input.events === undefined && input.description === undefined && input.is_active === undefined) {
