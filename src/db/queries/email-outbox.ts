@@ -61,14 +61,23 @@ export function findEmails(db: Db, ids: readonly string[]): Promise<EmailRow[]> 
   return rows<EmailRow>(db, 'select * from email_outbox where id = any($1::text[]) order by array_position($1::text[], id)', [ids]);
 }
 
-/** Records the outcome of one attempt at each of `ids`: sent/logged stamp sent_at, the others keep the error. */
-export async function recordAttempt(db: Db, ids: readonly string[], status: EmailStatus, at: Date, error: string | null): Promise<void> {
+export interface Attempt {
+  id: string;
+  status: EmailStatus;
+  at: Date;
+  error: string | null;
+}
+
+/** Records attempts, each with its own outcome, in one statement: sent/logged stamp sent_at, the others keep the error. */
+export async function recordAttempts(db: Db, attempts: readonly Attempt[]): Promise<void> {
+  if (attempts.length === 0) return;
   await exec(
     db,
-    `update email_outbox set status = $2, attempts = attempts + 1, last_error = $4,
-       sent_at = case when $2 in ('sent', 'logged') then $3::timestamptz else sent_at end
-     where id = any($1::text[])`,
-    [ids, status, at, error],
+    `update email_outbox e set status = a.status, attempts = e.attempts + 1, last_error = a.error,
+       sent_at = case when a.status in ('sent', 'logged') then a.at else e.sent_at end
+     from unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) as a(id, status, at, error)
+     where e.id = a.id`,
+    [attempts.map((a) => a.id), attempts.map((a) => a.status), attempts.map((a) => a.at), attempts.map((a) => a.error)],
   );
 }
 

@@ -1,9 +1,10 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import type { EmailRow } from '../../db/queries/email-outbox.ts';
-import { findEmails, recordAttempt } from '../../db/queries/email-outbox.ts';
+import type { Attempt, EmailRow } from '../../db/queries/email-outbox.ts';
+import { findEmails, recordAttempts } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
+import { coalesce } from '../coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /** The outbox rows of one booking change. (`emailId`: one row, as jobs queued by versions before one job per change carry.) */
@@ -35,10 +36,21 @@ function emailIdsOf(payload: unknown): string[] | undefined {
  * failure is recorded on its row and, once every row was tried, thrown, so graphile-worker
  * retries with its exponential backoff; the last failed attempt marks the row 'failed'. A row
  * already sent or logged is not sent again (the retry of a partly sent change, a job rerun
- * after a crash).
+ * after a crash). Reading the rows and recording the outcomes are shared with the send-email
+ * jobs running at the same time (coalesce): under load one statement serves many changes,
+ * while each job still sends its own messages.
  */
 export function sendEmail(deps: WorkerDeps): Task {
   let transport: Transporter | undefined;
+  const load = coalesce(async (ids: string[]) => {
+    const byId = new Map((await findEmails(deps.db, ids)).map((e) => [e.id, e]));
+    return new Map(ids.map((id) => [id, byId.get(id) ?? null]));
+  });
+  const record = coalesce(async (attempts: Attempt[]) => {
+    await recordAttempts(deps.db, attempts);
+    return new Map(attempts.map((a) => [a, true]));
+  });
+  const recordAttempt = (id: string, status: Attempt['status'], error: string | null) => record({ id, status, at: deps.now(), error });
 
   /** The failure to report, or undefined when sent. */
   async function sendOne(email: EmailRow, helpers: JobHelpers): Promise<string | undefined> {
@@ -48,11 +60,11 @@ export function sendEmail(deps: WorkerDeps): Task {
     } catch (err) {
       const final = helpers.job.attempts >= helpers.job.max_attempts;
       const reason = describe(err);
-      await recordAttempt(deps.db, [email.id], final ? 'failed' : 'pending', deps.now(), reason);
+      await recordAttempt(email.id, final ? 'failed' : 'pending', reason);
       deps.log.warn({ emailId: email.id, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
       return `${email.id}: ${reason}`;
     }
-    await recordAttempt(deps.db, [email.id], 'sent', deps.now(), null);
+    await recordAttempt(email.id, 'sent', null);
     return undefined;
   }
 
@@ -62,9 +74,11 @@ export function sendEmail(deps: WorkerDeps): Task {
       deps.log.error({ payload }, 'send-email: payload without emailIds, dropped');
       return;
     }
-    const found = await findEmails(deps.db, emailIds);
-    for (const emailId of emailIds) {
-      if (!found.some((e) => e.id === emailId)) deps.log.warn({ emailId }, 'send-email: no such email, dropped');
+    const found: EmailRow[] = [];
+    const unique = [...new Set(emailIds)];
+    for (const [i, email] of (await Promise.all(unique.map(load))).entries()) {
+      if (email) found.push(email);
+      else deps.log.warn({ emailId: unique[i] }, 'send-email: no such email, dropped');
     }
     const due = found.filter((e) => e.status !== 'sent' && e.status !== 'logged');
     if (due.length === 0) return;
@@ -76,7 +90,7 @@ export function sendEmail(deps: WorkerDeps): Task {
           'email logged (SMTP_URL is not set)',
         );
       }
-      await recordAttempt(deps.db, due.map((e) => e.id), 'logged', deps.now(), null);
+      await Promise.all(due.map((e) => recordAttempt(e.id, 'logged', null)));
       return;
     }
 
