@@ -47,8 +47,7 @@ export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[]
   const keys = [...new Set((Array.isArray(scopes) ? scopes : [scopes as Scope]).map((s) => `webhooks:${s.organizationId}:${s.mode}`))].sort();
   if (how === 'exclusive' && keys.length > 1) throw new Error('lockSubscriptions: one exclusive lock at a time');
   const fn = how === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
-  if (keys.length === 1) await exec(tx, `select ${fn}(hashtext($1))`, keys);
-  else await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) with ordinality as u(k, n) order by n`, [keys]);
+  await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) with ordinality as u(k, n) order by n`, [keys]);
 }
 
 export function countWebhooks(db: Db, s: Scope): Promise<number> {

@@ -6,7 +6,7 @@ import * as bookings from '../../db/queries/bookings.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { NotFound, PreconditionFailed } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
-import { recordEvent } from '../events/record.ts';
+import { recordEvents } from '../events/record.ts';
 import type { BookingDeps, Caller } from './create.ts';
 import { withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
@@ -50,8 +50,13 @@ function stripLockColumns(row: BookingRow): BookingRow {
   return rest;
 }
 
-async function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promise<void> {
-  await recordEvent(tx, { organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at });
+/** Records `type` for each booking as it is after the change, in one statement for them all. */
+async function emitEach(tx: Tx, rows: readonly BookingRow[], type: BookingEventType, at: Date): Promise<void> {
+  await recordEvents(tx, rows.map((row) => ({ organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at })));
+}
+
+function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promise<void> {
+  return emitEach(tx, [row], type, at);
 }
 
 /** PENDING_CONFIRMATION (or RESCHEDULED) → SCHEDULED; the attendee and host get the confirmation. */
@@ -108,4 +113,4 @@ export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, rea
   });
 }
 
-export { emit };
+export { emit, emitEach };

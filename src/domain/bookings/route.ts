@@ -5,8 +5,7 @@ import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { hostsOf } from '../availability/find-slots.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
-import { recordEvents } from '../events/record.ts';
-import { bookingJson } from './present.ts';
+import { emitEach } from './change.ts';
 import { inHostOrder } from './routing.ts';
 import { decide, routedStatus } from './transitions.ts';
 
@@ -67,9 +66,7 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     }
     if (assignments.length === 0) return result;
     const rows = await bookings.assignRouted(tx, assignments);
-    await recordEvents(tx, rows.map((row) => ({
-      organizationId: row.organization_id, mode: row.mode, type: 'ASSIGNMENT_CHANGED' as const, booking: bookingJson(row), at: now,
-    })));
+    await emitEach(tx, rows, 'ASSIGNMENT_CHANGED', now);
     await enqueueBookingEmails(tx, rows.map((row) => ({
       bookingId: row.id, kind: confirmation.get(row.id) ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
     })));
