@@ -261,11 +261,18 @@ try {
     const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
     const listOpts = (query: string): autocannon.Options => ({ url: `${base}/v1/bookings?${query}`, headers: { authorization: `Bearer ${KEY}` }, connections: 8, duration: SECONDS });
     await run({ ...listOpts('limit=100'), duration: 2 });
-    const page1 = await run(listOpts('limit=100'));
-    const page1000 = await run(listOpts(`limit=100&cursor=${cursor}`));
+    // Alternating rounds, each side reporting its better one, as for GET by id above.
+    const firstRounds: autocannon.Result[] = [];
+    const deepRounds: autocannon.Result[] = [];
+    for (let i = 0; i < 2; i++) {
+      firstRounds.push(await run({ ...listOpts('limit=100'), duration: SECONDS / 2 }));
+      deepRounds.push(await run({ ...listOpts(`limit=100&cursor=${cursor}`), duration: SECONDS / 2 }));
+    }
+    const page1 = best(firstRounds);
+    const page1000 = best(deepRounds);
     const diff = Math.round(((page1000.latency.mean - page1.latency.mean) / page1.latency.mean) * 100);
-    table.push({ measure: `GET /bookings page 1 (of ${total})`, 'req/s': Math.round(page1.requests.average), 'p50 ms': page1.latency.p50, 'p99 ms': page1.latency.p99, note: 'limit 100' });
-    table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %)` });
+    table.push({ measure: `GET /bookings page 1 (of ${total})`, 'req/s': Math.round(page1.requests.average), 'p50 ms': page1.latency.p50, 'p99 ms': page1.latency.p99, note: `limit 100; rounds ${rounds(firstRounds)}` });
+    table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %); rounds ${rounds(deepRounds)}` });
   }
   console.table(table);
 } finally {
