@@ -10,7 +10,8 @@ interface Waiting<K, V> {
  * next turn of the event loop (with whatever else arrived in that turn). So jobs of a task
  * whose work shares statements (routing) cost a share of one transaction each under load, and
  * a lone job waits for nothing. When a batch fails, each of its keys is run again on its own,
- * so one bad key fails only its own job (which graphile-worker retries), never its neighbours'.
+ * one after another, so one bad key fails only its own job (which graphile-worker retries),
+ * never its neighbours'.
  */
 export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxRunning = 1): (key: K) => Promise<V> {
   let pending: Waiting<K, V>[] = [];

@@ -1,4 +1,5 @@
-import { hostsOf, slotsForHosts } from '../../src/domain/availability/find-slots.ts';
+import { hostsOfType } from '../../src/db/queries/members.ts';
+import { slotsForHosts } from '../../src/domain/availability/find-slots.ts';
 import * as eventTypes from '../../src/db/queries/event-types.ts';
 import type { TestApp, TestResponse } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -13,7 +14,7 @@ export async function slots(t: TestApp, eventTypeId: string, from: string, to: s
   const type = await eventTypes.findVisible(t.db.pool, 'org_northwind', eventTypeId);
   if (!type) throw new Error(`no event type ${eventTypeId}`);
   const q = { organizationId: 'org_northwind', mode, eventType: type, from: new Date(from), to: new Date(to), now: t.clock.now };
-  const list = await slotsForHosts(t.db.pool, await hostsOf(t.db.pool, type), q);
+  const list = await slotsForHosts(t.db.pool, await hostsOfType(t.db.pool, type), q);
   return list.map((s) => ({ start: new Date(s.start).toISOString(), memberIds: s.memberIds }));
 }
 

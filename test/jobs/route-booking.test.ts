@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { PoolClient } from 'pg';
 import pino from 'pino';
 import { routingStats } from '../../src/db/queries/booking-members.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
@@ -18,6 +19,19 @@ before(async () => {
 after(async () => {
   await t.close();
 });
+
+/** Another transaction holding a lock on the booking row (FOR UPDATE, or FOR KEY SHARE as a foreign-key check takes). */
+async function lockBooking(id: string, strength: 'update' | 'key share'): Promise<PoolClient> {
+  const c = await t.db.pool.connect();
+  await c.query('begin');
+  await c.query(`select 1 from bookings where id = $1 for ${strength}`, [id]);
+  return c;
+}
+
+async function release(c: PoolClient): Promise<void> {
+  await c.query('rollback').catch(() => {});
+  c.release();
+}
 
 const deps = () => ({ db: t.db.pool, now: () => NOW, log: pino({ level: 'silent' }), freebusyCache: new MemoryFreeBusyCache() });
 
@@ -155,31 +169,28 @@ describe('route-booking job (worker running)', () => {
 
   it('a booking another transaction holds is "busy" at once, not waited for, and routed once it is free', async () => {
     const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-05T10:00:00Z', member: MEMBERS.jonas });
-    const other = await t.db.pool.connect();
+    const other = await lockBooking(id, 'update');
     try {
-      await other.query('begin');
-      await other.query('select 1 from bookings where id = $1 for update', [id]);
       const started = Date.now();
       const outcomes = await routeBookings(deps(), [id, 'bkg_missing']);
       assert.ok(Date.now() - started < 2000, 'did not wait for the lock');
       assert.deepEqual(Object.fromEntries(outcomes), { [id]: 'busy', bkg_missing: 'skipped' });
-      // a row inserted elsewhere that references the booking (KEY SHARE) does not make it busy
-      await other.query('rollback');
-      await other.query('begin');
-      await other.query(`select 1 from bookings where id = $1 for key share`, [id]);
+    } finally {
+      await release(other);
+    }
+    // a row inserted elsewhere that references the booking (KEY SHARE) does not make it busy
+    const referencing = await lockBooking(id, 'key share');
+    try {
       assert.equal(await routeBooking(deps(), id), 'routed');
     } finally {
-      await other.query('rollback').catch(() => {});
-      other.release();
+      await release(referencing);
     }
   });
 
   it('the job of a busy booking fails and is retried by the queue, which then routes it', async () => {
     const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-06T10:00:00Z', member: MEMBERS.amara });
-    const other = await t.db.pool.connect();
+    const other = await lockBooking(id, 'update');
     try {
-      await other.query('begin');
-      await other.query('select 1 from bookings where id = $1 for update', [id]);
       await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [id]);
       let failed;
       for (let i = 0; i < 100 && !failed; i++) {
@@ -191,8 +202,7 @@ describe('route-booking job (worker running)', () => {
       assert.ok(failed, 'the job ran and failed');
       assert.match(failed.last_error, /locked by another transaction/);
     } finally {
-      await other.query('rollback').catch(() => {});
-      other.release();
+      await release(other);
     }
     // graphile-worker's first retry comes about 3 s later
     const routed = await waitForStatusChange(t, id, 'DRAFT', KEYS.secret, 15_000);

@@ -110,8 +110,8 @@ export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held
  * waited for: one batch routes every job of its process, so a wait would hold them all up. The
  * caller retries skipped ones later (existingIds tells them from ids that do not exist). NO KEY
  * UPDATE: rows that other transactions insert referencing a booking (their foreign-key checks
- * take KEY SHARE) do not make it look busy. Brings along what routing needs: the event type's requires_confirmation and the members each
- * booking holds.
+ * take KEY SHARE) do not make it look busy. Brings along what routing needs: the event type's
+ * requires_confirmation and the members each booking holds.
  */
 export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingToRoute[]> {
   return rows<BookingToRoute>(

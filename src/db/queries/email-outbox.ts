@@ -56,9 +56,9 @@ export function emailsOfBooking(db: Db, bookingId: string): Promise<EmailRow[]> 
   return rows<EmailRow>(db, 'select * from email_outbox where booking_id = $1 order by created_at, id', [bookingId]);
 }
 
-/** The rows with these ids, in the order of `ids` (those that exist). */
+/** The rows with these ids (those that exist). */
 export function findEmails(db: Db, ids: readonly string[]): Promise<EmailRow[]> {
-  return rows<EmailRow>(db, 'select * from email_outbox where id = any($1::text[]) order by array_position($1::text[], id)', [ids]);
+  return rows<EmailRow>(db, 'select * from email_outbox where id = any($1::text[])', [ids]);
 }
 
 export interface Attempt {

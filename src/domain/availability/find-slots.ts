@@ -28,11 +28,6 @@ export interface SlotQuery {
   excludeBookingId?: string;
 }
 
-/** The event type's hosts in host order: host_ids, or every active member of its team when null. Inactive members never host. */
-export function hostsOf(db: Db, eventType: EventTypeRow): Promise<MemberRow[]> {
-  return members.hostsOfType(db, eventType);
-}
-
 /**
  * The hosts (ids, in host order) a query may use: assignedToId narrows SOLO/ROUND_ROBIN to that
  * host, COLLECTIVE still needs all, and a member who is not a host leaves none.
@@ -144,7 +139,7 @@ export async function freeHostsAt(
   db: Db,
   q: Omit<SlotQuery, 'from' | 'to'> & { start: Date },
 ): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[] }> {
-  const hosts = await hostsOf(db, q.eventType);
+  const hosts = await members.hostsOfType(db, q.eventType);
   const slots = await slotsForHosts(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) });
   const hit = slots.find((s) => s.start === q.start.getTime());
   return { hosts, listed: hit !== undefined, memberIds: hit ? hit.memberIds : [] };

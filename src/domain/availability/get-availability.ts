@@ -30,8 +30,8 @@ interface Answer {
   body?: { first: number; bytes: Buffer };
 }
 
-/** A calendar date YYYY-MM-DD as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
-function wallDate(value: string, field: string): number {
+/** A calendar date YYYY-MM-DD query parameter as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
+export function dateParam(value: string, field: string): number {
   const wall = parseWallDate(value);
   if (wall === undefined) throw new ValidationError(`query parameter "${field}" must be a calendar date YYYY-MM-DD, got "${value}"`, field);
   return wall;
@@ -40,8 +40,8 @@ function wallDate(value: string, field: string): number {
 function parse(q: AvailabilityQuery): { from: number; to: number } {
   const zone = q.timezone ?? 'UTC';
   if (!isValidZone(zone)) throw new ValidationError(`query parameter "timezone" must be an IANA time zone, got "${zone}"`, 'timezone');
-  const first = wallDate(q.start_date, 'start_date');
-  const last = wallDate(q.end_date, 'end_date');
+  const first = dateParam(q.start_date, 'start_date');
+  const last = dateParam(q.end_date, 'end_date');
   if (last < first) throw new ValidationError('query parameter "end_date" must not be before start_date', 'end_date');
   const days = (last - first) / DAY_MS + 1;
   if (days > MAX_AVAILABILITY_DAYS) {

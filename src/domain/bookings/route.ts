@@ -3,7 +3,7 @@ import type { Pool, Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
-import { hostsOf } from '../availability/find-slots.ts';
+import { hostsOfType } from '../../db/queries/members.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
 import { emitEach } from './change.ts';
 import { inHostOrder } from './routing.ts';
@@ -28,7 +28,7 @@ async function assignmentOf(tx: Tx, booking: BookingToRoute): Promise<Assignment
   if (held.length > 1) {
     const type = await bookings.eventTypeOf(tx, booking);
     if (!type) return 'no_holds';
-    ordered = inHostOrder(held, await hostsOf(tx, type));
+    ordered = inHostOrder(held, await hostsOfType(tx, type));
   }
   return { id: booking.id, status: routedStatus(booking.requires_confirmation), hostIds: ordered };
 }
@@ -48,10 +48,10 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
   const outcomes = await transaction(deps.db, async (tx) => {
     const result = new Map<string, RouteOutcome>(ids.map((id) => [id, 'skipped']));
     const assignments: Assignment[] = [];
-    const confirmation = new Map<string, boolean>();
     const locked = await bookings.lockForRouting(tx, ids);
-    if (locked.length < new Set(ids).size) {
-      const missing = ids.filter((id) => !locked.some((b) => b.id === id));
+    const lockedIds = new Set(locked.map((b) => b.id));
+    const missing = ids.filter((id) => !lockedIds.has(id));
+    if (missing.length > 0) {
       for (const id of await bookings.existingIds(tx, missing)) result.set(id, 'busy');
     }
     for (const booking of locked) {
@@ -61,14 +61,13 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
         continue;
       }
       assignments.push(a);
-      confirmation.set(a.id, booking.requires_confirmation);
       result.set(booking.id, 'routed');
     }
     if (assignments.length === 0) return result;
     const rows = await bookings.assignRouted(tx, assignments);
     await emitEach(tx, rows, 'ASSIGNMENT_CHANGED', now);
     await enqueueBookingEmails(tx, rows.map((row) => ({
-      bookingId: row.id, kind: confirmation.get(row.id) ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
+      bookingId: row.id, kind: row.status === 'PENDING_CONFIRMATION' ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
     })));
     return result;
   });

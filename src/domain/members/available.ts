@@ -4,8 +4,8 @@ import * as members from '../../db/queries/members.ts';
 import type { HostInput } from '../availability/engine.ts';
 import { hostSlotStarts } from '../availability/engine.ts';
 import { hostInputs } from '../availability/find-slots.ts';
-import { DAY_MS, localDayAt, parseWallDate } from '../availability/zone-days.ts';
-import { ValidationError } from '../errors.ts';
+import { dateParam } from '../availability/get-availability.ts';
+import { DAY_MS, localDayAt } from '../availability/zone-days.ts';
 import type { MemberListQuery } from './list.ts';
 import { filterOf, page } from './list.ts';
 import { memberJson } from './present.ts';
@@ -22,10 +22,7 @@ export interface AvailableQuery extends Omit<MemberListQuery, 'is_active'> {
 
 /** `date` (default: today in UTC) as its 00:00 written as UTC. */
 function parseDate(raw: string | undefined, now: Date): number {
-  if (raw === undefined) return now.getTime() - (now.getTime() % DAY_MS);
-  const wall = parseWallDate(raw);
-  if (wall === undefined) throw new ValidationError(`query parameter "date" must be a calendar date YYYY-MM-DD, got "${raw}"`, 'date');
-  return wall;
+  return raw === undefined ? now.getTime() - (now.getTime() % DAY_MS) : dateParam(raw, 'date');
 }
 
 function firstOpen(host: HostInput, from: number, to: number, duration: number, now: Date): number | undefined {
