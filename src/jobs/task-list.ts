@@ -1,4 +1,6 @@
 import type { TaskList } from 'graphile-worker';
+import { ROUTE_JOB } from '../domain/bookings/create.ts';
+import { DISPATCH_TASK } from '../domain/events/record.ts';
 import type { WorkerDeps } from './deps.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { dispatchEventTask } from './tasks/dispatch-event.ts';
@@ -10,11 +12,11 @@ import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts'
 /** Every job the worker runs, by name; a job added under a name not listed here never runs. */
 export function buildTaskList(deps: WorkerDeps): TaskList {
   return {
-    'dispatch-event': dispatchEventTask(deps),
+    [DISPATCH_TASK]: dispatchEventTask(deps),
     'deliver-webhook': deliverWebhookTask(deps),
     'sweep-webhook-deliveries': sweepWebhookDeliveriesTask(deps),
     'purge-idempotency': purgeIdempotency(deps),
-    'route-booking': routeBookingTask(deps),
+    [ROUTE_JOB]: routeBookingTask(deps),
     'send-email': sendEmail(deps),
   };
 }

@@ -38,9 +38,13 @@ async function delivered(event: string, id: string): Promise<Payload> {
 
 const getBooking = async (id: string) => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking;
 
+/** The 201 answer of each create, by booking id. */
+const createdAnswers = new Map<string, unknown>();
+
 async function book(start: string): Promise<string> {
   const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, body: introBody(start) });
   assert.equal(res.status, 201, res.text);
+  createdAnswers.set(res.body.booking.id, res.body.booking);
   return res.body.booking.id;
 }
 
@@ -55,6 +59,8 @@ describe('each of the seven events from real booking operations, verified with s
     const a = await book(starts[0]!);
     const created = await delivered('BOOKING_CREATED', a);
     assert.equal(created.data.status, 'DRAFT');
+    // the database fills in created_at and updated_at of this payload (create_booking)
+    assert.deepEqual(created.data, createdAnswers.get(a), 'data is the booking as the 201 showed it');
     const routed = await waitForStatusChange(t, a, 'DRAFT');
     const assigned = await delivered('ASSIGNMENT_CHANGED', a);
     assert.equal(assigned.data.assigned_to_id, routed.assigned_to_id);

@@ -1,69 +1,34 @@
 import type { Db, Tx } from '../pool.ts';
-import { exec, one, rows } from '../pool.ts';
+import { one, rows } from '../pool.ts';
 
-export interface HoldMember {
-  id: string;
-  timezone: string;
-  max_bookings_per_day: number;
-}
-
-/**
- * Serializes the holds of one member: creates for the same member wait here, so the per-day
- * count taken next cannot be raced. NO KEY UPDATE leaves foreign-key checks on the row free.
- */
-export function lockMember(tx: Tx, memberId: string): Promise<HoldMember | undefined> {
-  return one<HoldMember>(
-    tx,
-    'select id, timezone, max_bookings_per_day from members where id = $1 and is_active for no key update',
-    [memberId],
-  );
-}
-
-/**
- * Locks the first of `memberIds`, in their order, that is active and whose lock no other
- * transaction holds, without waiting: one statement in place of one try per candidate.
- */
-export function lockFirstUnlocked(tx: Tx, memberIds: readonly string[]): Promise<HoldMember | undefined> {
-  return one<HoldMember>(
-    tx,
-    `select id, timezone, max_bookings_per_day from members
-      where id = any($1::uuid[]) and is_active
-      order by array_position($1::uuid[], id)
-      limit 1
-      for no key update skip locked`,
-    [memberIds],
-  );
-}
-
-export interface NewHold {
+export interface HoldArgs {
   bookingId: string;
-  memberId: string;
   mode: string;
   start: Date;
   /** The buffered interval [start - buffer_before, end + buffer_after). */
   blockedFrom: Date;
   blockedTo: Date;
+  /** In routing order; zones and day bounds index alike (see hold_members). */
+  candidates: readonly string[];
+  zones: readonly string[];
+  dayFrom: readonly Date[];
+  dayTo: readonly Date[];
 }
 
+/** The interval a hold blocks, as the tstzrange literal the database functions take. */
+export const blockedRange = (h: HoldArgs) => `[${h.blockedFrom.toISOString()},${h.blockedTo.toISOString()})`;
+
 /**
- * Inserts the hold unless the member already has `cap` active holds (this mode) starting in
- * [dayFrom, dayTo), or an active hold overlapping it: true when inserted. Count and insert are
- * one statement (one round trip); the caller holds the member's row lock, taken by an earlier
- * statement, so this statement's snapshot already sees every hold committed by the lock's
- * previous owner. The overlap is the exclusion constraint's to refuse (ON CONFLICT DO NOTHING
- * arbitrates on it), so no path can double-book a member whatever it checked before.
+ * The database's hold rules (hold_members, migration 065) in one statement: the members held,
+ * none when the booking cannot be placed (the caller must then roll back).
  */
-export async function insertHoldWithinCap(tx: Tx, h: NewHold, dayFrom: Date, dayTo: Date, cap: number): Promise<boolean> {
-  const inserted = await exec(
+export async function holdMembers(tx: Tx, h: HoldArgs, how: { collective: boolean; skipBusy: boolean }): Promise<string[]> {
+  const row = await one<{ held: string[] }>(
     tx,
-    `insert into booking_members (booking_id, member_id, mode, start_time, during)
-     select $1, $2, $3, $4, tstzrange($5, $6, '[)')
-      where (select count(*) from booking_members
-              where member_id = $2 and mode = $3 and active and start_time >= $7 and start_time < $8) < $9
-     on conflict do nothing`,
-    [h.bookingId, h.memberId, h.mode, h.start, h.blockedFrom, h.blockedTo, dayFrom, dayTo, cap],
+    `select hold_members($1, $2, $3, $4::tstzrange, $5::uuid[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9, $10) as held`,
+    [h.bookingId, h.mode, h.start, blockedRange(h), h.candidates, h.zones, h.dayFrom, h.dayTo, how.collective, how.skipBusy],
   );
-  return inserted === 1;
+  return row!.held;
 }
 
 /** A booking that ends (cancelled, completed, no-show, rescheduled away) frees its members. */

@@ -1,5 +1,7 @@
 import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows } from '../pool.ts';
+import type { HoldArgs } from './booking-members.ts';
+import { blockedRange } from './booking-members.ts';
 import type { BookingForEmail } from './email-outbox.ts';
 import { withEmailContext } from './email-outbox.ts';
 import type { EventTypeRow } from './event-types.ts';
@@ -79,6 +81,42 @@ export async function insertBooking(tx: Tx, b: NewBooking): Promise<BookingRow> 
     ],
   );
   return row!;
+}
+
+export interface NewDraft {
+  booking: NewBooking;
+  hold: HoldArgs;
+  collective: boolean;
+  /** BOOKING_CREATED: its id and payload; created_at and updated_at are filled in by the insert. */
+  event: { id: string; payload: unknown };
+  broadcast: readonly string[];
+  dispatchTask: string;
+  routeJob: { task: string; payload: unknown; maxAttempts: number; priority: number };
+}
+
+/** SQLSTATE of create_booking when no candidate can take the booking. */
+export const NO_CANDIDATE = 'UB409';
+
+/**
+ * POST /bookings' whole write in one statement, so in one implicit transaction (create_booking,
+ * migration 065): the booking in DRAFT, its holds (skipping candidates another create has
+ * locked first), its event and its routing job. Fails with NO_CANDIDATE, 23505 (external_id)
+ * or 40001; nothing is written then. Answers the row and the members held.
+ */
+export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: BookingRow; held: string[] }> {
+  const row = await one<BookingRow & { held: string[] }>(
+    db,
+    `select (c.created).*, c.held
+       from create_booking($1::jsonb, $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6, $7::tstzrange, $8, $9::jsonb,
+                           $10::text[], $11, $12, $13::json, $14, $15) c`,
+    [
+      JSON.stringify(d.booking), d.hold.candidates, d.hold.zones, d.hold.dayFrom, d.hold.dayTo, d.collective, blockedRange(d.hold),
+      d.event.id, JSON.stringify(d.event.payload), d.broadcast, d.dispatchTask,
+      d.routeJob.task, JSON.stringify(d.routeJob.payload), d.routeJob.maxAttempts, d.routeJob.priority,
+    ],
+  );
+  const { held, ...booking } = row!;
+  return { booking, held };
 }
 
 export interface LockedBooking extends BookingRow {

@@ -37,17 +37,19 @@ export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organiza
 
 /**
  * The lock that orders subscription changes against booking events of one organization and
- * mode: exclusive to add or activate a subscription, shared to record an event. An event that
- * saw no active subscription therefore committed before any subscription that could want it.
- * Several scopes (events of a batch) are locked in one statement, in key order; only shared
- * locks are ever taken several at a time.
+ * mode: exclusive to add or activate a subscription, shared to record an event (which
+ * record_events takes itself). An event that saw no active subscription therefore committed
+ * before any subscription that could want it. The keys and their order are the database's
+ * (lock_subscriptions, migration 065); only shared locks are ever taken several at a time.
  */
 export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[], how: 'exclusive' | 'shared'): Promise<void> {
-  // sorted: batches taking several shared locks queue behind an exclusive one in one order
-  const keys = [...new Set((Array.isArray(scopes) ? scopes : [scopes as Scope]).map((s) => `webhooks:${s.organizationId}:${s.mode}`))].sort();
-  if (how === 'exclusive' && keys.length > 1) throw new Error('lockSubscriptions: one exclusive lock at a time');
-  const fn = how === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
-  await exec(tx, `select ${fn}(hashtext(k)) from unnest($1::text[]) with ordinality as u(k, n) order by n`, [keys]);
+  const list: readonly Scope[] = Array.isArray(scopes) ? scopes : [scopes as Scope];
+  if (how === 'exclusive' && new Set(list.map((s) => `${s.organizationId}:${s.mode}`)).size > 1) {
+    throw new Error('lockSubscriptions: one exclusive lock at a time');
+  }
+  await exec(tx, 'select lock_subscriptions($1::text[], $2::text[], $3)', [
+    list.map((s) => s.organizationId), list.map((s) => s.mode), how === 'exclusive',
+  ]);
 }
 
 export function countWebhooks(db: Db, s: Scope): Promise<number> {

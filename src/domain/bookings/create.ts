@@ -1,17 +1,16 @@
 import type { Pool } from '../../db/pool.ts';
-import { transaction } from '../../db/pool.ts';
-import type { BookingRow } from '../../db/queries/bookings.ts';
+import type { BookingRow, NewBooking } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
-import { addJob } from '../../jobs/queue.ts';
 import type { AuthContext } from '../auth/keys.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
-import { emit } from './change.ts';
-import { holdMembers } from './hold.ts';
+import { BROADCAST_EVENTS, DISPATCH_TASK, eventRow } from '../events/record.ts';
+import { candidatesOf, holdArgs, noLongerAvailable } from './hold.ts';
 import { newBookingId } from './ids.ts';
-import { isUniqueViolation, withRetry } from './pg-errors.ts';
+import { isUniqueViolation, sqlState, withRetry } from './pg-errors.ts';
+import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import type { AttendeeInput } from './validate.ts';
 import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
@@ -43,10 +42,12 @@ export const ROUTE_JOB = 'route-booking';
 const ROUTE_PRIORITY = -10;
 
 /**
- * POST /bookings. Capacity is decided here (decisions.md §4): inside the transaction the
- * booking takes its member(s) as active booking_members rows, so the exclusion constraint
- * lets exactly as many concurrent creates win as there are free hosts. The 'route-booking'
- * job enqueued in the same transaction later turns those holds into the assignment.
+ * POST /bookings. Capacity is decided here (decisions.md §4): the booking takes its member(s)
+ * as active booking_members rows in the statement that inserts it, so the exclusion
+ * constraint lets exactly as many concurrent creates win as there are free hosts. The
+ * 'route-booking' job enqueued in the same statement later turns those holds into the
+ * assignment. The write is one round trip (create_booking, migration 065); a retry (a
+ * candidate's zone changed, a deadlock) reads the slot again.
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
   const now = deps.now();
@@ -59,57 +60,62 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
   const metadata = validateMetadata(input.metadata);
   const start = new Date(input.requested_time);
   requireFuture(start, now, 'requested_time');
-
   // Member ids are uuids, which compare lowercase; GET /availability's assignedToId does the same.
   const assignTo = input.assign_to?.toLowerCase();
-  const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo });
-  if (assignTo !== undefined && !slot.hosts.some((h) => h.id === assignTo)) {
-    throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
-  }
-  if (!slot.listed || slot.memberIds.length === 0) {
-    throw new Conflict(
-      assignTo !== undefined
-        ? `field "assign_to": the member is not free at ${start.toISOString()}`
-        : `field "requested_time": ${start.toISOString()} is not an available slot of this event type`,
-    );
-  }
-  const free = inHostOrder(slot.memberIds, slot.hosts);
-  const collective = type.scheduling_type === 'COLLECTIVE';
-  const candidates = collective ? free : await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free);
   const end = new Date(start.getTime() + type.duration * 60_000);
   const id = newBookingId();
+  const booking: NewBooking = {
+    id,
+    organization_id: caller.organizationId,
+    mode: caller.mode,
+    event_type_id: type.id,
+    status: 'DRAFT',
+    start_time: start,
+    end_time: end,
+    attendee,
+    custom_fields: customFields,
+    metadata,
+    external_id: input.external_id ?? null,
+    assigned_to_id: null,
+    host_ids: [],
+    rescheduled_from: null,
+  };
 
-  const { booking, held } = await withRetry(() =>
-    transaction(deps.db, async (tx) => {
-      let row: BookingRow;
-      try {
-        row = await bookings.insertBooking(tx, {
-          id,
-          organization_id: caller.organizationId,
-          mode: caller.mode,
-          event_type_id: type.id,
-          status: 'DRAFT',
-          start_time: start,
-          end_time: end,
-          attendee,
-          custom_fields: customFields,
-          metadata,
-          external_id: input.external_id ?? null,
-          assigned_to_id: null,
-          host_ids: [],
-          rescheduled_from: null,
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
-        throw err;
-      }
-      const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
-      const taken = await holdMembers(tx, collective, candidates, request, { skipBusy: true });
-      await emit(tx, row, 'BOOKING_CREATED', now);
-      await addJob(tx, ROUTE_JOB, { bookingId: id }, { maxAttempts: 25, priority: ROUTE_PRIORITY });
-      return { booking: row, held: taken };
-    }),
-  );
+  const { booking: row, held } = await withRetry(async () => {
+    const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo });
+    if (assignTo !== undefined && !slot.hosts.some((h) => h.id === assignTo)) {
+      throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
+    }
+    if (!slot.listed || slot.memberIds.length === 0) {
+      throw new Conflict(
+        assignTo !== undefined
+          ? `field "assign_to": the member is not free at ${start.toISOString()}`
+          : `field "requested_time": ${start.toISOString()} is not an available slot of this event type`,
+      );
+    }
+    const free = inHostOrder(slot.memberIds, slot.hosts);
+    const collective = type.scheduling_type === 'COLLECTIVE';
+    const order = collective ? free : await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free);
+    const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
+    // the event's booking as GET /bookings/{id} will show it; the database fills in its timestamps
+    const draft = { ...booking, cancellation_reason: null, cancelled_at: null, rescheduled_to: null, version: 1, created_at: now, updated_at: now };
+    const event = eventRow({ organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(draft), at: now });
+    try {
+      return await bookings.createDraft(deps.db, {
+        booking,
+        hold: holdArgs(candidatesOf(order, slot.hosts), request),
+        collective,
+        event: { id: event.id, payload: event.payload },
+        broadcast: [...BROADCAST_EVENTS],
+        dispatchTask: DISPATCH_TASK,
+        routeJob: { task: ROUTE_JOB, payload: { bookingId: id }, maxAttempts: 25, priority: ROUTE_PRIORITY },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
+      if (sqlState(err) === bookings.NO_CANDIDATE) throw noLongerAvailable(collective);
+      throw err;
+    }
+  });
   await deps.freebusyCache.invalidate(held);
-  return booking;
+  return row;
 }

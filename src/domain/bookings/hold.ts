@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/pool.ts';
+import type { HoldArgs } from '../../db/queries/booking-members.ts';
 import * as holds from '../../db/queries/booking-members.ts';
 import { localDayOf } from '../availability/zone-days.ts';
 import { Conflict } from '../errors.ts';
@@ -12,112 +13,53 @@ export interface HoldRequest {
   bufferAfter: number;
 }
 
-/** held: the hold is written; refused: inactive, at the cap or overlapping. */
-export type HoldOutcome = 'held' | 'refused';
+/** A member who may take the booking, with the zone its per-day cap counts days in. */
+export interface Candidate {
+  id: string;
+  timezone: string;
+}
 
-function holdOf(memberId: string, r: HoldRequest) {
+/**
+ * What the database's hold_members (migration 065) needs: the buffered interval and, per
+ * candidate, the local day of the booking as availability counts it (also where a DST change
+ * skips midnight), so the per-day cap counts the same days GET /availability does.
+ */
+export function holdArgs(candidates: readonly Candidate[], r: HoldRequest): HoldArgs {
+  const days = candidates.map((c) => localDayOf(c.timezone, r.start.getTime()));
   return {
     bookingId: r.bookingId,
-    memberId,
     mode: r.mode,
     start: r.start,
     blockedFrom: new Date(r.start.getTime() - r.bufferBefore * 60_000),
     blockedTo: new Date(r.end.getTime() + r.bufferAfter * 60_000),
+    candidates: candidates.map((c) => c.id),
+    zones: candidates.map((c) => c.timezone),
+    dayFrom: days.map((d) => new Date(d.from)),
+    dayTo: days.map((d) => new Date(d.to)),
   };
-}
-
-/** With the member's lock held: writes the hold unless the member is at the per-day cap or overlaps. */
-async function insertHold(tx: Tx, member: holds.HoldMember, r: HoldRequest): Promise<boolean> {
-  // The member's own calendar day, as availability counts the cap.
-  const day = localDayOf(member.timezone, r.start.getTime());
-  return holds.insertHoldWithinCap(tx, holdOf(member.id, r), new Date(day.from), new Date(day.to), member.max_bookings_per_day);
-}
-
-/**
- * Takes one member's time for the booking inside a SAVEPOINT, waiting for the member's lock:
- * 'refused' (and nothing written) when the member is inactive, at the per-day cap, or already
- * holds an overlapping active booking. The member row lock makes the cap count exact under
- * concurrency; the exclusion constraint makes overlaps impossible whatever any other code path
- * does.
- */
-export async function tryHold(tx: Tx, memberId: string, r: HoldRequest): Promise<HoldOutcome> {
-  await tx.query('savepoint hold');
-  const member = await holds.lockMember(tx, memberId);
-  // Nothing was locked or written: no need to roll back (the savepoint is harmless).
-  if (!member) return 'refused';
-  // On success the savepoint is left open rather than released: it commits with the
-  // transaction all the same, and the release would cost a round trip.
-  if (await insertHold(tx, member, r)) return 'held';
-  // Rolling back also drops the member row lock, so at most one candidate is locked at a time.
-  await tx.query('rollback to savepoint hold');
-  return 'refused';
-}
-
-/**
- * SOLO / ROUND_ROBIN: the first candidate, in routing order, that can take the booking.
- *
- * skipBusy (create): concurrent creates compute the same routing order, so waiting for the
- * first candidate's lock would make them queue behind one another. Instead a first pass takes,
- * in one statement each time, the first candidate whose lock no other transaction holds (one
- * that is locked is being booked right now, so it is no longer the one with the fewest
- * bookings anyway); a candidate that then refuses is rolled back, lock and all, and the pass
- * goes on without it. A second pass then waits, in order, for every candidate the first
- * could not lock. So a candidate is only ever given up after it was examined under its lock:
- * a request is never refused while some candidate could take it, and the capacity guarantees
- * stay what they were.
- */
-export async function holdFirstFree(
-  tx: Tx,
-  candidates: readonly string[],
-  r: HoldRequest,
-  opts: { skipBusy?: boolean } = {},
-): Promise<string | undefined> {
-  let waitFor: readonly string[] = candidates;
-  if (opts.skipBusy) {
-    const untried = new Set(candidates);
-    await tx.query('savepoint first_pass');
-    while (untried.size > 0) {
-      const member = await holds.lockFirstUnlocked(tx, [...untried]);
-      if (!member) break;
-      if (await insertHold(tx, member, r)) return member.id;
-      await tx.query('rollback to savepoint first_pass');
-      untried.delete(member.id);
-    }
-    waitFor = [...untried];
-  }
-  for (const id of waitFor) {
-    if ((await tryHold(tx, id, r)) === 'held') return id;
-  }
-  return undefined;
-}
-
-/**
- * COLLECTIVE: every host or none. Locks are taken in id order so two collective bookings over
- * the same hosts can never deadlock.
- */
-export async function holdAll(tx: Tx, hostIds: readonly string[], r: HoldRequest): Promise<boolean> {
-  for (const id of [...hostIds].sort()) {
-    if ((await tryHold(tx, id, r)) !== 'held') return false;
-  }
-  return true;
 }
 
 /**
  * The members a new booking takes, or 409: every candidate for COLLECTIVE, else the first
- * free one in routing order. Create and reschedule share it so both refuse alike.
+ * free one in routing order (the rules: hold_members, migration 065). The exclusion
+ * constraint makes overlaps impossible whatever any code path does; the member's row lock,
+ * taken before the per-day count, makes the cap exact under concurrency.
  */
-export async function holdMembers(
-  tx: Tx,
-  collective: boolean,
-  candidates: readonly string[],
-  r: HoldRequest,
-  opts: { skipBusy?: boolean } = {},
-): Promise<string[]> {
-  if (collective) {
-    if (!(await holdAll(tx, candidates, r))) throw new Conflict('the slot is no longer available: a host was just booked');
-    return [...candidates];
-  }
-  const member = await holdFirstFree(tx, candidates, r, opts);
-  if (!member) throw new Conflict('the slot is no longer available: every free host was just booked');
-  return [member];
+export async function holdMembers(tx: Tx, collective: boolean, candidates: readonly Candidate[], r: HoldRequest): Promise<string[]> {
+  const held = await holds.holdMembers(tx, holdArgs(candidates, r), { collective, skipBusy: false });
+  if (held.length === 0) throw noLongerAvailable(collective);
+  return held;
+}
+
+/** The 409 of a slot that every candidate (for COLLECTIVE: some host) was just booked away. */
+export function noLongerAvailable(collective: boolean): Conflict {
+  return new Conflict(
+    collective ? 'the slot is no longer available: a host was just booked' : 'the slot is no longer available: every free host was just booked',
+  );
+}
+
+/** `ids`, in their order, as candidates: their zones from `hosts` (the rows availability used). */
+export function candidatesOf(ids: readonly string[], hosts: readonly Candidate[]): Candidate[] {
+  const zone = new Map(hosts.map((h) => [h.id, h.timezone]));
+  return ids.map((id) => ({ id, timezone: zone.get(id)! }));
 }

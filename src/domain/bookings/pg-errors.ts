@@ -1,6 +1,6 @@
 import { Conflict } from '../errors.ts';
 
-function sqlState(err: unknown): string | undefined {
+export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }

@@ -8,7 +8,7 @@ import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { emit } from './change.ts';
 import type { BookingDeps, Caller } from './create.ts';
-import { holdMembers } from './hold.ts';
+import { candidatesOf, holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { withRetry } from './pg-errors.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
@@ -81,7 +81,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
         rescheduled_from: id,
       });
       const request = { bookingId: newId, mode: locked.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
-      const taken = await holdMembers(tx, collective, collective ? free : [...kept, ...others], request);
+      const taken = await holdMembers(tx, collective, candidatesOf(collective ? free : [...kept, ...others], slot.hosts), request);
       const ordered = inHostOrder(taken, slot.hosts);
       const fresh = await bookings.applyStatus(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
       await emit(tx, fresh, 'BOOKING_RESCHEDULED', now);

@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
 import type { BookingEventType } from '../../db/queries/booking-events.ts';
 import { insertEvents } from '../../db/queries/booking-events.ts';
-import { lockSubscriptions } from '../../db/queries/webhooks.ts';
-import { addJob } from '../../jobs/queue.ts';
 
 export type { BookingEventType };
 
@@ -33,6 +31,24 @@ export interface RecordEventInput {
   at: Date;
 }
 
+/** The job that fans an event out to its subscriptions (src/jobs/tasks/dispatch-event.ts). */
+export const DISPATCH_TASK = 'dispatch-event';
+
+/**
+ * The event as the outbox stores it: the payload every delivery sends. `booking` is the booking
+ * as GET /bookings/{id} returns it after the change.
+ */
+export function eventRow(input: RecordEventInput) {
+  return {
+    id: `evt_${randomBytes(12).toString('hex')}`,
+    organization_id: input.organizationId,
+    mode: input.mode,
+    booking_id: input.booking.id,
+    type: input.type,
+    payload: { event: input.type, timestamp: input.at.toISOString(), data: input.booking },
+  };
+}
+
 /**
  * Writes booking events to the outbox and, for each that an active webhook subscription of its
  * organization and mode wants, enqueues its fan-out job, on the caller's transaction: an event
@@ -41,26 +57,15 @@ export interface RecordEventInput {
  * Most organizations subscribe to nothing (or not to this event), and a fan-out job that finds
  * nobody to deliver to still costs the queue a fetch and a completion (about a third of a
  * booking create's database time under load). Skipping it is safe because of the shared
- * subscription lock taken first, in its own statement: a subscription added, re-activated or
- * given new events concurrently either committed before it (and the insert's later snapshot
- * sees it) or waits until these events have committed, so it was not subscribed when they
- * happened.
+ * subscription lock the database takes first, in its own statement (record_events, migration
+ * 065): a subscription added, re-activated or given new events concurrently either committed
+ * before it (and the insert's later snapshot sees it) or waits until these events have
+ * committed, so it was not subscribed when they happened.
  */
 export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]): Promise<string[]> {
   if (inputs.length === 0) return [];
-  await lockSubscriptions(tx, inputs.map((i) => ({ organizationId: i.organizationId, mode: i.mode })), 'shared');
-  const events = inputs.map((input) => ({
-    id: `evt_${randomBytes(12).toString('hex')}`,
-    organization_id: input.organizationId,
-    mode: input.mode,
-    booking_id: input.booking.id,
-    type: input.type,
-    payload: { event: input.type, timestamp: input.at.toISOString(), data: input.booking },
-  }));
-  const written = await insertEvents(tx, events, [...BROADCAST_EVENTS]);
-  for (const [i, w] of written.entries()) {
-    if (w.subscribed) await addJob(tx, 'dispatch-event', { eventId: events[i].id }, { maxAttempts: 25 });
-  }
+  const events = inputs.map(eventRow);
+  await insertEvents(tx, events, [...BROADCAST_EVENTS], DISPATCH_TASK);
   return events.map((e) => e.id);
 }
 
