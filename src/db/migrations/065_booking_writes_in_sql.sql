@@ -180,3 +180,9 @@ begin
   perform enqueue_jobs(array[route_task], array[route_payload], array[null::text], array[null::timestamptz], array[route_attempts],
                        array[route_priority]);
 end $$;
+
+-- enqueue_jobs runs add_jobs on generic plans (migration 062), settled at a session's first
+-- calls while the jobs table is small: its keyed-job UPDATE then scans the whole table at
+-- every enqueue, dead rows included, and without autovacuum those only grow. Index access
+-- keeps it a lookup (no job of ours has a key, so it finds nothing).
+alter function enqueue_jobs(text[], json[], text[], timestamptz[], int[], int[]) set enable_seqscan = off;

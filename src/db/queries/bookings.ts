@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../pool.ts';
-import { exec, one, rows } from '../pool.ts';
+import { exec, one, rows, rowsReplanned } from '../pool.ts';
 import type { HoldArgs } from './booking-members.ts';
 import { blockedRange } from './booking-members.ts';
 import type { BookingForEmail } from './email-outbox.ts';
@@ -152,7 +152,7 @@ export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held
  * requires_confirmation and the members each booking holds.
  */
 export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingToRoute[]> {
-  return rows<BookingToRoute>(
+  return rowsReplanned<BookingToRoute>(
     tx,
     `select b.*, et.requires_confirmation,
             array(select bm.member_id from booking_members bm where bm.booking_id = b.id and bm.active) as held_ids
@@ -164,7 +164,7 @@ export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingT
 
 /** Which of `ids` are bookings. */
 export async function existingIds(db: Db, ids: readonly string[]): Promise<string[]> {
-  return (await rows<{ id: string }>(db, 'select id from bookings where id = any($1::text[])', [ids])).map((r) => r.id);
+  return (await rowsReplanned<{ id: string }>(db, 'select id from bookings where id = any($1::text[])', [ids])).map((r) => r.id);
 }
 
 export interface Assignment {
@@ -179,7 +179,7 @@ export interface Assignment {
  * each booking coming back with what its emails show (withEmailContext), in `list` order.
  */
 export async function assignRouted(tx: Tx, list: readonly Assignment[]): Promise<BookingForEmail[]> {
-  const changed = await rows<BookingForEmail>(
+  const changed = await rowsReplanned<BookingForEmail>(
     tx,
     withEmailContext(`update bookings bk set status = v.status, assigned_to_id = v.host_ids[1], host_ids = v.host_ids,
             version = bk.version + 1, updated_at = now()

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../pool.ts';
-import { exec, one, rows } from '../pool.ts';
+import { exec, one, rows, rowsReplanned } from '../pool.ts';
 import type { BookingRow } from './bookings.ts';
 
 export type EmailStatus = 'pending' | 'sent' | 'logged' | 'failed';
@@ -58,7 +58,7 @@ export function emailsOfBooking(db: Db, bookingId: string): Promise<EmailRow[]> 
 
 /** The rows with these ids (those that exist). */
 export function findEmails(db: Db, ids: readonly string[]): Promise<EmailRow[]> {
-  return rows<EmailRow>(db, 'select * from email_outbox where id = any($1::text[])', [ids]);
+  return rowsReplanned<EmailRow>(db, 'select * from email_outbox where id = any($1::text[])', [ids]);
 }
 
 export interface Attempt {
@@ -71,7 +71,7 @@ export interface Attempt {
 /** Records attempts, each with its own outcome, in one statement: sent/logged stamp sent_at, the others keep the error. */
 export async function recordAttempts(db: Db, attempts: readonly Attempt[]): Promise<void> {
   if (attempts.length === 0) return;
-  await exec(
+  await rowsReplanned(
     db,
     `update email_outbox e set status = a.status, attempts = e.attempts + 1, last_error = a.error,
        sent_at = case when a.status in ('sent', 'logged') then a.at else e.sent_at end
@@ -146,8 +146,10 @@ export function withEmailContext(rowsSql: string): string {
        (with recursive chain (id, rescheduled_from, depth) as (
           select b.id, b.rescheduled_from, 0
           union all
-          select p.id, p.rescheduled_from, c.depth + 1 from bookings p join chain c on p.id = c.rescheduled_from
-           where c.depth < 10000
+          -- a key lookup per step whatever the plan: as a join, a generic plan made while the
+          -- table was small scans all of bookings at each step
+          select c.rescheduled_from, (select p.rescheduled_from from bookings p where p.id = c.rescheduled_from), c.depth + 1
+            from chain c where c.rescheduled_from is not null and c.depth < 10000
         ) select id from chain order by depth desc limit 1) as root_id,
        now() as tx_now
      from b left join event_types et on et.id = b.event_type_id`;
