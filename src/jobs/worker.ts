@@ -28,7 +28,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     pollInterval: 2000,
     preset: {
       worker: {
-        // Under load (4 jobs per booking create) one query fetches and locks a batch of jobs
+        // Under load (2 jobs per booking, routing and mail; 4 when webhooks subscribe) one query fetches and locks a batch of jobs
         // instead of each of the `concurrency` slots racing for one job per query, and
         // completions made in the same tick are deleted together. A crash loses nothing: a
         // locked job that was not completed runs again after the lock timeout, exactly as a

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { PoolClient } from 'pg';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, introBody } from './bookings-helpers.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { NOW, activeHolds, create, introBody, seedBooking } from './bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -60,5 +60,41 @@ describe('ROUND_ROBIN create while a member is being booked', () => {
     const r = await pending;
     assert.equal(r.status, 201, r.text);
     assert.equal((await activeHolds(t, r.body.booking.id)).length, 1);
+  });
+});
+
+/**
+ * The per-day cap counts the member's local day, computed by the service from the zone it
+ * read; hold_members refuses a zone that changed meanwhile (40001) and the request reads its
+ * slot again. Jonas moves from Europe/Berlin to Europe/Paris (the same hours in December)
+ * while a request waits for his lock.
+ */
+describe('a member\'s time zone changes while a request waits for the member', () => {
+  async function whileZoneChanges(zone: string, request: () => Promise<{ status: number; text: string; body: { booking: { id: string } } }>) {
+    const c = await lockMembers([MEMBERS.jonas]);
+    let pending: ReturnType<typeof request>;
+    try {
+      await c.query('update members set timezone = $2 where id = $1', [MEMBERS.jonas, zone]);
+      pending = request();
+      await new Promise((r) => setTimeout(r, 300));
+      await c.query('commit');
+    } finally {
+      c.release();
+    }
+    return pending;
+  }
+
+  it('create: retried with the new zone, 201 on the member', async () => {
+    const r = await whileZoneChanges('Europe/Paris', () => create(t, introBody('2026-12-07T10:00:00Z', { assign_to: MEMBERS.jonas })));
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(await activeHolds(t, r.body.booking.id), [MEMBERS.jonas]);
+  });
+
+  it('reschedule: retried with the new zone, 200 keeping the member', async () => {
+    const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-08T10:00:00Z', member: MEMBERS.jonas });
+    const r = await whileZoneChanges('Europe/Berlin', () =>
+      t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-08T11:00:00Z' } }));
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await activeHolds(t, r.body.booking.id), [MEMBERS.jonas]);
   });
 });

@@ -24,32 +24,23 @@ begin
   end loop;
 end $$;
 
--- Writes booking events to the outbox and enqueues `dispatch_task` for each event an active
--- subscription of its organization and mode wants (BOOKING_UPDATED, in `broadcast`, goes to
--- every active one). The shared subscription lock comes first, in its own statement: the
--- insert's later snapshot then sees every subscription committed before the lock was granted,
--- and one committed after waited for these events (src/domain/events/record.ts).
+-- Writes booking events to the outbox and answers, per event, whether an active subscription
+-- of its organization and mode wants it (BOOKING_UPDATED, in `broadcast`, goes to every
+-- active one): the caller enqueues the fan-out of those (src/domain/events/record.ts), with
+-- the rest of its transaction's jobs. The shared subscription lock comes first, in its own
+-- statement: the insert's later snapshot then sees every subscription committed before the
+-- lock was granted, and one committed after waited for these events.
 create function record_events(ids text[], orgs text[], modes text[], booking_ids text[], types text[], payloads jsonb[],
-                              broadcast text[], dispatch_task text)
+                              broadcast text[])
   returns table (event_id text, subscribed boolean)
   language plpgsql as $$
-declare
-  wanted text[];
 begin
   perform lock_subscriptions(orgs, modes, false);
-  with written as (
+  return query
     insert into booking_events as e (id, organization_id, mode, booking_id, type, payload)
     select * from unnest(ids, orgs, modes, booking_ids, types, payloads)
     returning e.id, exists (select 1 from webhooks w where w.organization_id = e.organization_id and w.mode = e.mode and w.is_active
-                             and (e.type = any(broadcast) or e.type = any(w.events))) as sub)
-  select coalesce(array_agg(w.id) filter (where w.sub), '{}') into wanted from written w;
-  if cardinality(wanted) > 0 then
-    perform enqueue_jobs(array_fill(dispatch_task, array[cardinality(wanted)]),
-                         array(select json_build_object('eventId', x) from unnest(wanted) as x),
-                         array_fill(null::text, array[cardinality(wanted)]), array_fill(null::timestamptz, array[cardinality(wanted)]),
-                         array_fill(25, array[cardinality(wanted)]), array_fill(0, array[cardinality(wanted)]));
-  end if;
-  return query select x, x = any(wanted) from unnest(ids) as x;
+                             and (e.type = any(broadcast) or e.type = any(w.events)));
 end $$;
 
 -- Inserts the hold unless the member already has `cap` active holds (this mode) starting in
@@ -71,47 +62,70 @@ begin
   return found;
 end $$;
 
--- Takes the members of a new booking: for COLLECTIVE every candidate (locked in id order, so
--- two collective bookings over the same hosts cannot deadlock), else the first candidate, in
--- routing order, that can take it. Returns the members held; an empty array means the booking
--- cannot be placed and the caller must roll back (a collective attempt may have held some).
+-- With the member's row lock held: checks that its zone is still the one the service computed
+-- the booking's local day in (else a serialization failure: the caller retries with fresh
+-- data), then holds it within its per-day cap.
+create function hold_locked_member(booking text, hold_mode text, starts timestamptz, blocked tstzrange, m members,
+                                   zone text, day_from timestamptz, day_to timestamptz)
+  returns boolean
+  language plpgsql as $$
+begin
+  if m.timezone is distinct from zone then
+    raise sqlstate '40001' using message = 'a candidate''s time zone changed; retry';
+  end if;
+  return insert_hold_within_cap(booking, m.id, hold_mode, starts, blocked, day_from, day_to, m.max_bookings_per_day);
+end $$;
+
+-- Takes the members of a new booking: for COLLECTIVE every candidate, else the first
+-- candidate, in routing order, that can take it. Returns the members held; an empty array
+-- means the booking cannot be placed and the caller must roll back (a collective attempt may
+-- have held some).
 --
 -- A candidate is locked (members row, NO KEY UPDATE) before its per-day count is taken, so the
--- count is exact under concurrency; a refusal rolls back to before the lock (an exception
--- block), so at most one candidate is locked at a time. skip_busy (create): concurrent creates
--- compute the same routing order, so a first pass takes, each time, the first candidate whose
--- lock nobody holds (a locked one is being booked right now); a second pass then waits, in
--- order, for each candidate the first could not lock. A request is never refused while some
+-- count is exact under concurrency. COLLECTIVE locks its hosts in id order, so two collective
+-- bookings over the same hosts cannot deadlock, and keeps them (any refusal ends the attempt).
+-- The others roll a refused candidate back to before its lock (an exception block), so they
+-- hold at most one candidate's lock at a time. skip_busy (create): concurrent creates compute
+-- the same routing order, so a first pass takes, each time, the first candidate whose lock
+-- nobody holds (a locked one is being booked right now); a second pass then waits, in order,
+-- for each candidate the first could not lock. A request is never refused while some
 -- candidate could take it.
 --
 -- zones[i], day_from[i] and day_to[i]: candidate i's time zone and the local day of the
--- booking in it, as availability counts days (computed by the service). A zone that changed
--- since is a serialization failure: the caller retries with fresh data.
+-- booking in it, as availability counts days (computed by the service).
 create function hold_members(booking text, hold_mode text, starts timestamptz, blocked tstzrange, candidates uuid[],
                              zones text[], day_from timestamptz[], day_to timestamptz[], collective boolean, skip_busy boolean)
   returns uuid[]
   language plpgsql as $$
 declare
-  m record;
+  m members;
   i integer;
   c uuid;
   untried uuid[] := candidates;
 begin
-  if skip_busy and not collective then
+  if collective then
+    foreach c in array array(select x from unnest(candidates) as x order by x) loop
+      select * into m from members where id = c and is_active for no key update;
+      i := array_position(candidates, c);
+      if not found then
+        return '{}';
+      end if;
+      if not hold_locked_member(booking, hold_mode, starts, blocked, m, zones[i], day_from[i], day_to[i]) then
+        return '{}';
+      end if;
+    end loop;
+    return candidates;
+  end if;
+  if skip_busy then
     loop
       begin
-        select id, timezone, max_bookings_per_day into m from members
+        select * into m from members
          where id = any(untried) and is_active
          order by array_position(untried, id) limit 1
            for no key update skip locked;
-        if not found then
-          exit;
-        end if;
+        exit when not found;
         i := array_position(candidates, m.id);
-        if m.timezone is distinct from zones[i] then
-          raise sqlstate '40001' using message = 'a candidate''s time zone changed; retry';
-        end if;
-        if insert_hold_within_cap(booking, m.id, hold_mode, starts, blocked, day_from[i], day_to[i], m.max_bookings_per_day) then
+        if hold_locked_member(booking, hold_mode, starts, blocked, m, zones[i], day_from[i], day_to[i]) then
           return array[m.id];
         end if;
         raise sqlstate 'UB000';
@@ -120,48 +134,39 @@ begin
       end;
     end loop;
   end if;
-  if collective then
-    untried := array(select x from unnest(candidates) as x order by x);
-  end if;
   foreach c in array untried loop
     begin
-      select id, timezone, max_bookings_per_day into m from members where id = c and is_active for no key update;
+      select * into m from members where id = c and is_active for no key update;
+      -- an inactive member: nothing was locked
+      continue when not found;
       i := array_position(candidates, c);
-      if found and m.timezone is distinct from zones[i] then
-        raise sqlstate '40001' using message = 'a candidate''s time zone changed; retry';
+      if hold_locked_member(booking, hold_mode, starts, blocked, m, zones[i], day_from[i], day_to[i]) then
+        return array[c];
       end if;
-      if found and insert_hold_within_cap(booking, c, hold_mode, starts, blocked, day_from[i], day_to[i], m.max_bookings_per_day) then
-        if not collective then
-          return array[c];
-        end if;
-      else
-        raise sqlstate 'UB000';
-      end if;
+      raise sqlstate 'UB000';
     exception when sqlstate 'UB000' then
-      if collective then
-        return '{}';
-      end if;
+      null;
     end;
   end loop;
-  if collective then
-    return candidates;
-  end if;
   return '{}';
 end $$;
 
 -- POST /bookings' write, as one statement (so one implicit transaction): the booking in DRAFT,
--- its holds, its BOOKING_CREATED event and its routing job. `booking` is the new row as JSON
+-- its holds, its BOOKING_CREATED event, and in one enqueue its routing job and the event's
+-- fan-out job when a subscription wants it. `booking` is the new row as JSON
 -- (jsonb_populate_record), `payload` the event's payload with the booking as the API shows it,
 -- whose created_at and updated_at, assigned by this insert, are filled in here. Raises
 -- SQLSTATE UB409 when no candidate can take it (nothing is written), 23505 for a taken
--- external_id, 40001 as hold_members does.
+-- external_id, 40001 as hold_members does, 40P01 on a deadlock.
 create function create_booking(booking jsonb, candidates uuid[], zones text[], day_from timestamptz[], day_to timestamptz[],
                                collective boolean, blocked tstzrange, event_id text, payload jsonb, broadcast text[],
-                               dispatch_task text, route_task text, route_payload json, route_attempts integer, route_priority integer,
+                               dispatch_task text, dispatch_attempts integer,
+                               route_task text, route_payload json, route_attempts integer, route_priority integer,
                                out created bookings, out held uuid[])
   language plpgsql as $$
 declare
   iso constant text := 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+  subscribed boolean;
 begin
   insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, custom_fields, metadata,
                         external_id, assigned_to_id, host_ids, rescheduled_from)
@@ -170,15 +175,22 @@ begin
     from jsonb_populate_record(null::bookings, booking) b
   returning * into created;
   held := hold_members(created.id, created.mode, created.start_time, blocked, candidates, zones, day_from, day_to, collective, true);
-  if cardinality(held) = 0 then
+  if coalesce(cardinality(held), 0) = 0 then
     raise sqlstate 'UB409' using message = 'the slot is no longer available';
   end if;
-  perform record_events(array[event_id], array[created.organization_id], array[created.mode], array[created.id], array['BOOKING_CREATED'],
-                        array[jsonb_set(jsonb_set(payload, '{data,created_at}', to_jsonb(to_char(created.created_at at time zone 'UTC', iso))),
-                                        '{data,updated_at}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso)))],
-                        broadcast, dispatch_task);
-  perform enqueue_jobs(array[route_task], array[route_payload], array[null::text], array[null::timestamptz], array[route_attempts],
-                       array[route_priority]);
+  select r.subscribed into subscribed
+    from record_events(array[event_id], array[created.organization_id], array[created.mode], array[created.id], array['BOOKING_CREATED'],
+                       array[jsonb_set(jsonb_set(payload, '{data,created_at}', to_jsonb(to_char(created.created_at at time zone 'UTC', iso))),
+                                       '{data,updated_at}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso)))],
+                       broadcast) r;
+  if subscribed then
+    perform enqueue_jobs(array[route_task, dispatch_task], array[route_payload, json_build_object('eventId', event_id)],
+                         array[null::text, null], array[null::timestamptz, null], array[route_attempts, dispatch_attempts],
+                         array[route_priority, 0]);
+  else
+    perform enqueue_jobs(array[route_task], array[route_payload], array[null::text], array[null::timestamptz], array[route_attempts],
+                         array[route_priority]);
+  end if;
 end $$;
 
 -- enqueue_jobs runs add_jobs on generic plans (migration 062), settled at a session's first

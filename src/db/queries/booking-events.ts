@@ -21,25 +21,25 @@ export interface BookingEventRow {
 }
 
 /**
- * Writes the events and enqueues `dispatchTask` for each that an active webhook subscription of
- * its organization and mode wants (lists it, or it is one of `everyActive`, the broadcast
- * events), in one statement (record_events, migration 065, which takes the shared subscription
- * lock first). Answers, per event in order, whether it was subscribed. The fan-out applies the
- * same rule.
+ * Writes the events in one statement (record_events, migration 065, which takes the shared
+ * subscription lock first); answers, per event in order, whether an active webhook
+ * subscription of its organization and mode wants it (lists it, or it is one of `everyActive`,
+ * the broadcast events). The fan-out applies the same rule.
  */
 export async function insertEvents(
   tx: Tx,
   events: readonly Omit<BookingEventRow, 'created_at'>[],
   everyActive: readonly string[],
-  dispatchTask: string,
 ): Promise<{ id: string; subscribed: boolean }[]> {
   const written = await rows<{ event_id: string; subscribed: boolean }>(
     tx,
-    'select event_id, subscribed from record_events($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8)',
+    'select event_id, subscribed from record_events($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])',
     [
       events.map((e) => e.id), events.map((e) => e.organization_id), events.map((e) => e.mode), events.map((e) => e.booking_id),
-      events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), everyActive, dispatchTask,
+      events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), everyActive,
     ],
   );
-  return written.map((w) => ({ id: w.event_id, subscribed: w.subscribed }));
+  // RETURNING follows the rows inserted, which follow unnest's order; matched by id all the same.
+  const byId = new Map(written.map((w) => [w.event_id, w.subscribed]));
+  return events.map((e) => ({ id: e.id, subscribed: byId.get(e.id)! }));
 }

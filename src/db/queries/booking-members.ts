@@ -22,11 +22,12 @@ export const blockedRange = (h: HoldArgs) => `[${h.blockedFrom.toISOString()},${
  * The database's hold rules (hold_members, migration 065) in one statement: the members held,
  * none when the booking cannot be placed (the caller must then roll back).
  */
-export async function holdMembers(tx: Tx, h: HoldArgs, how: { collective: boolean; skipBusy: boolean }): Promise<string[]> {
+export async function holdMembers(tx: Tx, h: HoldArgs, collective: boolean): Promise<string[]> {
+  // skip_busy (false): only a create skips locked candidates, inside create_booking
   const row = await one<{ held: string[] }>(
     tx,
-    `select hold_members($1, $2, $3, $4::tstzrange, $5::uuid[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9, $10) as held`,
-    [h.bookingId, h.mode, h.start, blockedRange(h), h.candidates, h.zones, h.dayFrom, h.dayTo, how.collective, how.skipBusy],
+    `select hold_members($1, $2, $3, $4::tstzrange, $5::uuid[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9, false) as held`,
+    [h.bookingId, h.mode, h.start, blockedRange(h), h.candidates, h.zones, h.dayFrom, h.dayTo, collective],
   );
   return row!.held;
 }

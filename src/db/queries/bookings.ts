@@ -90,7 +90,8 @@ export interface NewDraft {
   /** BOOKING_CREATED: its id and payload; created_at and updated_at are filled in by the insert. */
   event: { id: string; payload: unknown };
   broadcast: readonly string[];
-  dispatchTask: string;
+  /** The fan-out job, enqueued when a subscription wants the event. */
+  dispatchJob: { task: string; maxAttempts: number };
   routeJob: { task: string; payload: unknown; maxAttempts: number; priority: number };
 }
 
@@ -100,18 +101,18 @@ export const NO_CANDIDATE = 'UB409';
 /**
  * POST /bookings' whole write in one statement, so in one implicit transaction (create_booking,
  * migration 065): the booking in DRAFT, its holds (skipping candidates another create has
- * locked first), its event and its routing job. Fails with NO_CANDIDATE, 23505 (external_id)
- * or 40001; nothing is written then. Answers the row and the members held.
+ * locked first), its event and its jobs. Fails with NO_CANDIDATE, 23505 (external_id), 40001
+ * or 40P01; nothing is written then. Answers the row and the members held.
  */
 export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: BookingRow; held: string[] }> {
   const row = await one<BookingRow & { held: string[] }>(
     db,
     `select (c.created).*, c.held
        from create_booking($1::jsonb, $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6, $7::tstzrange, $8, $9::jsonb,
-                           $10::text[], $11, $12, $13::json, $14, $15) c`,
+                           $10::text[], $11, $12, $13, $14::json, $15, $16) c`,
     [
       JSON.stringify(d.booking), d.hold.candidates, d.hold.zones, d.hold.dayFrom, d.hold.dayTo, d.collective, blockedRange(d.hold),
-      d.event.id, JSON.stringify(d.event.payload), d.broadcast, d.dispatchTask,
+      d.event.id, JSON.stringify(d.event.payload), d.broadcast, d.dispatchJob.task, d.dispatchJob.maxAttempts,
       d.routeJob.task, JSON.stringify(d.routeJob.payload), d.routeJob.maxAttempts, d.routeJob.priority,
     ],
   );

@@ -69,7 +69,7 @@ function lowerBound(starts: readonly number[], t: number): number {
 /**
  * GET /availability: the slots of an event type whose starts fall on the local dates
  * start_date..end_date (inclusive) in `timezone` (decisions.md §4), as the JSON body. The
- * same engine as findSlots; the answer is computed without the notice cut-off and cached (see
+ * same engine as the create's slot check (freeHostsAt); the answer is computed without the notice cut-off and cached (see
  * answer-cache.ts), and `now + minimum_booking_notice` is applied to it on every request.
  */
 export async function availabilityBody(

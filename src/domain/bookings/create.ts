@@ -6,7 +6,7 @@ import type { AuthContext } from '../auth/keys.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
-import { BROADCAST_EVENTS, DISPATCH_TASK, eventRow } from '../events/record.ts';
+import { BROADCAST_EVENTS, DISPATCH_MAX_ATTEMPTS, DISPATCH_TASK, eventRow } from '../events/record.ts';
 import { candidatesOf, holdArgs, noLongerAvailable } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { isUniqueViolation, sqlState, withRetry } from './pg-errors.ts';
@@ -36,8 +36,8 @@ export interface CreateInput {
 export const ROUTE_JOB = 'route-booking';
 /**
  * graphile-worker runs lower numbers first. Routing has a latency promise (DRAFT → SCHEDULED
- * within a second, decisions.md §4) and each booking also queues webhook fan-out (0) and
- * mail (10): under load routing goes first instead of queueing behind them.
+ * within a second, decisions.md §4), while changes also queue mail (10) and, when webhooks
+ * subscribe, fan-out (0): under load routing goes first instead of queueing behind them.
  */
 const ROUTE_PRIORITY = -10;
 
@@ -107,7 +107,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         collective,
         event: { id: event.id, payload: event.payload },
         broadcast: [...BROADCAST_EVENTS],
-        dispatchTask: DISPATCH_TASK,
+        dispatchJob: { task: DISPATCH_TASK, maxAttempts: DISPATCH_MAX_ATTEMPTS },
         routeJob: { task: ROUTE_JOB, payload: { bookingId: id }, maxAttempts: 25, priority: ROUTE_PRIORITY },
       });
     } catch (err) {

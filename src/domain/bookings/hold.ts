@@ -46,7 +46,7 @@ export function holdArgs(candidates: readonly Candidate[], r: HoldRequest): Hold
  * taken before the per-day count, makes the cap exact under concurrency.
  */
 export async function holdMembers(tx: Tx, collective: boolean, candidates: readonly Candidate[], r: HoldRequest): Promise<string[]> {
-  const held = await holds.holdMembers(tx, holdArgs(candidates, r), { collective, skipBusy: false });
+  const held = await holds.holdMembers(tx, holdArgs(candidates, r), collective);
   if (held.length === 0) throw noLongerAvailable(collective);
   return held;
 }

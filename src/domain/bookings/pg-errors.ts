@@ -12,8 +12,10 @@ const isRetryable = (err: unknown) => sqlState(err) === '40P01' || sqlState(err)
 const isLockTimeout = (err: unknown) => sqlState(err) === '55P03';
 
 /**
- * Runs a transaction, retrying it on deadlock; a lock wait that timed out is the spec's
- * "concurrent modification" (409).
+ * Runs a transaction (or a create, which reads its slot again), retrying it on deadlock or
+ * serialization failure (hold_members refusing a candidate whose zone changed); a lock wait
+ * that timed out, or failures that outlast the retries, are the spec's "concurrent
+ * modification" (409).
  */
 export async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
   const attempts = 3;

@@ -6,11 +6,13 @@ import * as eventTypes from '../../db/queries/event-types.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
-import { emit } from './change.ts';
+import type { BookingEventType } from '../events/record.ts';
+import { recordEvents } from '../events/record.ts';
 import type { BookingDeps, Caller } from './create.ts';
 import { candidatesOf, holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { withRetry } from './pg-errors.ts';
+import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import { requireTransition } from './transitions.ts';
 import { requireFuture, validateReason } from './validate.ts';
@@ -44,21 +46,22 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
   const type = await eventTypes.findVisible(deps.db, caller.organizationId, current.event_type_id);
   if (!type) throw new Conflict('the booking\'s event type is no longer bookable');
 
-  const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, excludeBookingId: id });
-  if (!slot.listed || slot.memberIds.length === 0) {
-    throw new Conflict(`field "start_time": ${start.toISOString()} is not an available slot of this event type`);
-  }
-  const free = inHostOrder(slot.memberIds, slot.hosts);
-  const collective = type.scheduling_type === 'COLLECTIVE';
-  // A booking that can be rescheduled is routed: its hosts are the members it holds.
-  const before = current.host_ids;
-  const kept = free.filter((m) => before.includes(m));
-  const others = await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free.filter((m) => !kept.includes(m)));
   const end = new Date(start.getTime() + type.duration * 60_000);
   const newId = newBookingId();
+  const collective = type.scheduling_type === 'COLLECTIVE';
 
-  const result = await withRetry(() =>
-    transaction(deps.db, async (tx) => {
+  // The slot is read again on a retry: hold_members refuses zones that changed since (40001).
+  const result = await withRetry(async () => {
+    const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, excludeBookingId: id });
+    if (!slot.listed || slot.memberIds.length === 0) {
+      throw new Conflict(`field "start_time": ${start.toISOString()} is not an available slot of this event type`);
+    }
+    const free = inHostOrder(slot.memberIds, slot.hosts);
+    // A booking that can be rescheduled is routed: its hosts are the members it holds.
+    const kept = free.filter((m) => current.host_ids.includes(m));
+    const others = await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free.filter((m) => !kept.includes(m)));
+    const candidates = candidatesOf(collective ? free : [...kept, ...others], slot.hosts);
+    return transaction(deps.db, async (tx) => {
       const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
       if (!locked) throw new NotFound(`booking "${id}" not found`);
       requireTransition('reschedule', locked.status);
@@ -81,15 +84,16 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
         rescheduled_from: id,
       });
       const request = { bookingId: newId, mode: locked.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
-      const taken = await holdMembers(tx, collective, candidatesOf(collective ? free : [...kept, ...others], slot.hosts), request);
+      const taken = await holdMembers(tx, collective, candidates, request);
       const ordered = inHostOrder(taken, slot.hosts);
-      const fresh = await bookings.applyStatus(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
-      await emit(tx, fresh, 'BOOKING_RESCHEDULED', now);
-      if (!sameMembers(ordered, released)) await emit(tx, fresh, 'ASSIGNMENT_CHANGED', now);
-      await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled' });
+      const fresh = await bookings.applyStatusForEmail(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
+      const types: BookingEventType[] = sameMembers(ordered, released) ? ['BOOKING_RESCHEDULED'] : ['BOOKING_RESCHEDULED', 'ASSIGNMENT_CHANGED'];
+      const booking = bookingJson(fresh);
+      await recordEvents(tx, types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: now })));
+      await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled', booking: fresh });
       return { booking: fresh, touched: [...new Set([...released, ...taken])] };
-    }),
-  );
+    });
+  });
   await deps.freebusyCache.invalidate(result.touched);
   return result.booking;
 }

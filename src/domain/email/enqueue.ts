@@ -23,7 +23,7 @@ export interface EnqueueBookingEmailInput {
 
 /** Attempts per message before it is marked failed (graphile-worker backs off exponentially). */
 export const SEND_EMAIL_MAX_ATTEMPTS = 10;
-/** graphile-worker runs lower numbers first: under load, routing (priority 0) is not kept waiting by mail. */
+/** graphile-worker runs lower numbers first: under load, routing (priority −10) is not kept waiting by mail. */
 const SEND_EMAIL_PRIORITY = 10;
 
 /** The calendar UID of a meeting: the first booking of its reschedule chain. */

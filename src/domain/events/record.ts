@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
 import type { BookingEventType } from '../../db/queries/booking-events.ts';
 import { insertEvents } from '../../db/queries/booking-events.ts';
+import { addJob } from '../../jobs/queue.ts';
 
 export type { BookingEventType };
 
@@ -33,6 +34,7 @@ export interface RecordEventInput {
 
 /** The job that fans an event out to its subscriptions (src/jobs/tasks/dispatch-event.ts). */
 export const DISPATCH_TASK = 'dispatch-event';
+export const DISPATCH_MAX_ATTEMPTS = 25;
 
 /**
  * The event as the outbox stores it: the payload every delivery sends. `booking` is the booking
@@ -65,7 +67,9 @@ export function eventRow(input: RecordEventInput) {
 export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]): Promise<string[]> {
   if (inputs.length === 0) return [];
   const events = inputs.map(eventRow);
-  await insertEvents(tx, events, [...BROADCAST_EVENTS], DISPATCH_TASK);
+  for (const w of await insertEvents(tx, events, [...BROADCAST_EVENTS])) {
+    if (w.subscribed) await addJob(tx, DISPATCH_TASK, { eventId: w.id }, { maxAttempts: DISPATCH_MAX_ATTEMPTS });
+  }
   return events.map((e) => e.id);
 }
 

@@ -8,7 +8,8 @@ interface Payload {
 }
 
 /**
- * Enqueued by recordEvent with the change that caused the event: fans it out to its
+ * Enqueued (recordEvents, create_booking) with the change that caused the event, when a
+ * subscription wants it: fans it out to its
  * subscriptions and makes their first attempts (dispatch.ts says why here and not in jobs).
  */
 export function dispatchEventTask(deps: WorkerDeps): Task {
