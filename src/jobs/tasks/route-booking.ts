@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Task } from 'graphile-worker';
 import { routeBookings } from '../../domain/bookings/route.ts';
 import { coalesce } from '../coalesce.ts';
@@ -6,6 +7,13 @@ import type { WorkerDeps } from '../deps.ts';
 export interface RouteBookingPayload {
   bookingId: string;
 }
+
+/**
+ * A booking is 'busy' while a cancel or PATCH holds its row, which takes milliseconds. Routing
+ * tries again within the job over about 0.8 s before failing it: graphile-worker's first retry
+ * would come about 3 s later, past DRAFT → SCHEDULED's second.
+ */
+const BUSY_RETRY_DELAYS_MS = [25, 50, 100, 200, 400];
 
 function isPayload(p: unknown): p is RouteBookingPayload {
   return !!p && typeof p === 'object' && typeof (p as RouteBookingPayload).bookingId === 'string';
@@ -27,7 +35,11 @@ export function routeBookingTask(deps: WorkerDeps): Task {
       deps.log.error({ payload }, 'route-booking: payload without bookingId, dropped');
       return;
     }
-    // A booking being changed right now (a cancel, a PATCH) is routed on the queue's retry.
+    for (const delay of BUSY_RETRY_DELAYS_MS) {
+      if ((await route(payload.bookingId)) !== 'busy') return;
+      await sleep(delay);
+    }
+    // Still held (a long transaction): the queue's retry routes it later.
     if ((await route(payload.bookingId)) === 'busy') throw new Error(`booking ${payload.bookingId} is locked by another transaction; routing retries`);
   };
 }
