@@ -167,6 +167,24 @@ describe('route-booking job (worker running)', () => {
     assert.deepEqual(sequences.map((r) => r.ics_sequence), [0, 1, 2]);
   });
 
+  it('COLLECTIVE: a held member who stopped being a host since the create comes after the hosts', async () => {
+    const id = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2027-02-09T10:00:00Z', member: MEMBERS.amara });
+    await t.db.pool.query(
+      `insert into booking_members (booking_id, member_id, mode, start_time, during) select booking_id, $2, mode, start_time, during from booking_members where booking_id = $1`,
+      [id, MEMBERS.jonas],
+    );
+    const before = (await t.db.pool.query(`select host_ids from event_types where id = 'et_planning_session'`)).rows[0].host_ids;
+    await t.db.pool.query(`update event_types set host_ids = array[$1]::uuid[] where id = 'et_planning_session'`, [MEMBERS.jonas]);
+    try {
+      assert.equal(await routeBooking(deps(), id), 'routed');
+    } finally {
+      await t.db.pool.query(`update event_types set host_ids = $1 where id = 'et_planning_session'`, [before]);
+    }
+    const routed = (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking;
+    assert.equal(routed.assigned_to_id, MEMBERS.jonas);
+    assert.deepEqual(routed.host_ids, [MEMBERS.jonas, MEMBERS.amara]);
+  });
+
   it('a booking another transaction holds is "busy" at once, not waited for, and routed once it is free', async () => {
     const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-05T10:00:00Z', member: MEMBERS.jonas });
     const other = await lockBooking(id, 'update');

@@ -4,7 +4,7 @@ import type { HoldArgs } from './booking-members.ts';
 import { blockedRange } from './booking-members.ts';
 import type { BookingForEmail } from './email-outbox.ts';
 import { withEmailContext } from './email-outbox.ts';
-import type { EventTypeRow } from './event-types.ts';
+import { hostsOfTypeSql } from './members.ts';
 
 export type BookingStatus =
   | 'DRAFT'
@@ -141,7 +141,14 @@ export async function lockForChange(tx: Tx, organizationId: string, mode: string
   );
 }
 
+/** held_ids: the members the booking holds, in host order (COLLECTIVE's first is assigned_to_id). */
 export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held_ids: string[] };
+
+/**
+ * Host order as hostsOfType gives it, for the held members of booking `b` of type `et`; a held
+ * member who stopped being a host since the create comes after the hosts.
+ */
+const HELD_HOST = hostsOfTypeSql('b.organization_id', 'et.team_id', 'et.host_ids');
 
 /**
  * The routing job's lock on a batch of bookings, by id alone, in id order. A booking another
@@ -150,13 +157,15 @@ export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held
  * caller retries skipped ones later (existingIds tells them from ids that do not exist). NO KEY
  * UPDATE: rows that other transactions insert referencing a booking (their foreign-key checks
  * take KEY SHARE) do not make it look busy. Brings along what routing needs: the event type's
- * requires_confirmation and the members each booking holds.
+ * requires_confirmation and the members each booking holds, in host order.
  */
 export function lockForRouting(tx: Tx, ids: readonly string[]): Promise<BookingToRoute[]> {
   return rowsReplanned<BookingToRoute>(
     tx,
     `select b.*, et.requires_confirmation,
-            array(select bm.member_id from booking_members bm where bm.booking_id = b.id and bm.active) as held_ids
+            array(select m.id from booking_members bm join members m on m.id = bm.member_id
+                   where bm.booking_id = b.id and bm.active
+                   order by (${HELD_HOST.where}) is not true, ${HELD_HOST.orderBy}) as held_ids
        from bookings b join event_types et on et.id = b.event_type_id
       where b.id = any($1::text[]) order by b.id for no key update of b skip locked`,
     [ids],
@@ -192,10 +201,6 @@ export async function assignRouted(tx: Tx, list: readonly Assignment[]): Promise
   );
   const byId = new Map(changed.map((b) => [b.id, b]));
   return list.map((a) => byId.get(a.id)!);
-}
-
-export function eventTypeOf(db: Db, booking: { event_type_id: string }): Promise<EventTypeRow | undefined> {
-  return one<EventTypeRow>(db, 'select * from event_types where id = $1', [booking.event_type_id]);
 }
 
 export interface StatusChange {

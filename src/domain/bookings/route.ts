@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
-import type { Pool, Tx } from '../../db/pool.ts';
+import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
-import { hostsOfType } from '../../db/queries/members.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
 import { emitEach } from './change.ts';
-import { inHostOrder } from './routing.ts';
 import { decide, routedStatus } from './transitions.ts';
 
 export interface RouteDeps {
@@ -18,19 +16,11 @@ export interface RouteDeps {
 /** busy: another transaction holds the booking; route it again later. */
 export type RouteOutcome = 'routed' | 'skipped' | 'no_holds' | 'busy';
 
-/** The assignment routing gives a DRAFT booking, or why it gives none. */
-async function assignmentOf(tx: Tx, booking: BookingToRoute): Promise<Assignment | 'skipped' | 'no_holds'> {
+/** The assignment routing gives a DRAFT booking (its holds come in host order), or why it gives none. */
+function assignmentOf(booking: BookingToRoute): Assignment | 'skipped' | 'no_holds' {
   if (decide('route', booking.status).kind !== 'apply') return 'skipped';
-  const held = booking.held_ids;
-  if (held.length === 0) return 'no_holds';
-  // One held member (SOLO, ROUND_ROBIN) needs no host order: loading the hosts is for COLLECTIVE.
-  let ordered = held;
-  if (held.length > 1) {
-    const type = await bookings.eventTypeOf(tx, booking);
-    if (!type) return 'no_holds';
-    ordered = inHostOrder(held, await hostsOfType(tx, type));
-  }
-  return { id: booking.id, status: routedStatus(booking.requires_confirmation), hostIds: ordered };
+  if (booking.held_ids.length === 0) return 'no_holds';
+  return { id: booking.id, status: routedStatus(booking.requires_confirmation), hostIds: booking.held_ids };
 }
 
 /**
@@ -55,7 +45,7 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
       for (const id of await bookings.existingIds(tx, missing)) result.set(id, 'busy');
     }
     for (const booking of locked) {
-      const a = await assignmentOf(tx, booking);
+      const a = assignmentOf(booking);
       if (typeof a === 'string') {
         result.set(booking.id, a);
         continue;
