@@ -5,17 +5,18 @@ interface Waiting<K, V> {
 }
 
 /**
- * Batches calls the way a database batches commits: while `maxRunning` batches are running,
- * new calls wait and go together into the next one; otherwise a call starts a batch at the
- * next turn of the event loop (with whatever else arrived in that turn). So jobs of a task
+ * Batches calls the way a database batches commits: while a batch is running, new calls wait
+ * and go together into the next one (at most `maxBatch` keys; the rest wait for the one after);
+ * otherwise a call starts a batch at the next turn of the event loop (with whatever else
+ * arrived in that turn). So jobs of a task
  * whose work shares statements (routing) cost a share of one transaction each under load, and
  * a lone job waits for nothing. When a batch fails, each of its keys is run again on its own,
  * one after another, so one bad key fails only its own job (which graphile-worker retries),
  * never its neighbours'.
  */
-export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxRunning = 1): (key: K) => Promise<V> {
-  let pending: Waiting<K, V>[] = [];
-  let running = 0;
+export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxBatch = Infinity): (key: K) => Promise<V> {
+  const pending: Waiting<K, V>[] = [];
+  let running = false;
   let scheduled = false;
 
   const settle = async (batch: Waiting<K, V>[]): Promise<void> => {
@@ -36,12 +37,11 @@ export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxRunnin
 
   const startNext = (): void => {
     scheduled = false;
-    if (pending.length === 0 || running >= maxRunning) return;
-    const batch = pending;
-    pending = [];
-    running++;
+    if (pending.length === 0 || running) return;
+    const batch = pending.splice(0, maxBatch);
+    running = true;
     void settle(batch).finally(() => {
-      running--;
+      running = false;
       startNext();
     });
   };
@@ -49,7 +49,7 @@ export function coalesce<K, V>(run: (keys: K[]) => Promise<Map<K, V>>, maxRunnin
   return (key) =>
     new Promise<V>((resolve, reject) => {
       pending.push({ key, resolve, reject });
-      if (!scheduled && running < maxRunning) {
+      if (!scheduled && !running) {
         scheduled = true;
         setImmediate(startNext);
       }

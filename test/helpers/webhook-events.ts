@@ -5,7 +5,7 @@ import { transaction } from '../../src/db/pool.ts';
 import { insertBooking } from '../../src/db/queries/bookings.ts';
 import { bookingJson } from '../../src/domain/bookings/present.ts';
 import type { BookingEventType } from '../../src/domain/events/record.ts';
-import { recordEvent } from '../../src/domain/events/record.ts';
+import { recordEvents } from '../../src/domain/events/record.ts';
 import type { Received } from './https-receiver.ts';
 
 /**
@@ -34,7 +34,7 @@ export async function recordBookingEvent(pool: Pool, type: BookingEventType, opt
       rescheduled_from: null,
     });
     const booking = bookingJson(row);
-    const eventId = await recordEvent(tx, { organizationId, mode, type, booking, at: new Date() });
+    const [eventId] = await recordEvents(tx, [{ organizationId, mode, type, booking, at: new Date() }]);
     return { eventId, booking };
   });
 }

@@ -44,6 +44,18 @@ describe('coalesce', () => {
     assert.deepEqual(await Promise.all(second), ['done 3', 'done 4', 'done 5']);
   });
 
+  it('a batch takes at most maxBatch keys; the rest go into the next ones', async () => {
+    const r = recorder();
+    const call = coalesce(r.run, 2);
+    const answers = [1, 2, 3, 4, 5].map((k) => call(k));
+    for (let i = 0; i < 3; i++) {
+      while (r.finish.length <= i) await tick();
+      r.finish[i]();
+    }
+    assert.deepEqual(await Promise.all(answers), ['done 1', 'done 2', 'done 3', 'done 4', 'done 5']);
+    assert.deepEqual(r.batches, [[1, 2], [3, 4], [5]]);
+  });
+
   it('a failed batch runs each key alone, one after another, so only the bad key fails', async () => {
     const r = recorder((keys) => keys.includes(2));
     const call = coalesce(r.run);

@@ -58,14 +58,6 @@ export function findVisibleWithFields(db: Db, organizationId: string, id: string
   );
 }
 
-/** Not deleted, active or not: what write endpoints act on. */
-export function findLive(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
-  return one<EventTypeRow>(db, `select * from event_types where id = $1 and organization_id = $2 and deleted_at is null`, [
-    id,
-    organizationId,
-  ]);
-}
-
 export function listVisible(db: Db, organizationId: string): Promise<EventTypeRow[]> {
   return rows<EventTypeRow>(
     db,

@@ -72,7 +72,3 @@ export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]):
   }
   return events.map((e) => e.id);
 }
-
-export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<string> {
-  return (await recordEvents(tx, [input]))[0];
-}
