@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, introBody, seedBooking } from './bookings-helpers.ts';
+import { NOW, activeHolds, create, introBody, seedBooking, slots } from './bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -96,5 +96,40 @@ describe('a member\'s time zone changes while a request waits for the member', (
       t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-08T11:00:00Z' } }));
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(await activeHolds(t, r.body.booking.id), [MEMBERS.jonas]);
+  });
+});
+
+/**
+ * COLLECTIVE takes every host or none: a create that listed the slot while another transaction
+ * was booking one of the hosts waits for that host, then finds the host taken and answers 409,
+ * leaving nothing behind.
+ */
+describe('COLLECTIVE create while one of its hosts is being booked', () => {
+  it('waits for the host, then refuses with 409 once the other booking commits; nothing is written', async () => {
+    const [slot] = await slots(t, 'et_planning_session', '2026-12-09T00:00:00Z', '2026-12-10T00:00:00Z');
+    assert.ok(slot, 'a collective slot that day');
+    const c = await lockMembers([MEMBERS.jonas]);
+    let pending: ReturnType<typeof create>;
+    let settled = false;
+    try {
+      await seedBooking(t, { status: 'SCHEDULED', start: slot.start, member: MEMBERS.jonas, db: c });
+      pending = create(t, { event_type_id: 'et_planning_session', requested_time: slot.start, attendee: { name: 'Race', email: 'race@example.com' } });
+      void pending.finally(() => {
+        settled = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(settled, false, 'the create waits for the host');
+      await c.query('commit');
+    } finally {
+      c.release();
+    }
+    const r = await pending;
+    assert.equal(r.status, 409, r.text);
+    assert.equal(r.body.error.type, 'conflict_error');
+    assert.equal(r.body.error.code, 'conflict');
+    assert.match(r.body.error.message, /a host was just booked/);
+    const written = await t.db.pool.query(
+      `select count(*)::int as n from bookings where event_type_id = 'et_planning_session' and start_time = $1`, [slot.start]);
+    assert.equal(written.rows[0].n, 0, 'no booking of the collective type at that time');
   });
 });

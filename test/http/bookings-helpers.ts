@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import { hostsOfType } from '../../src/db/queries/members.ts';
 import { slotsForHosts } from '../../src/domain/availability/find-slots.ts';
 import * as eventTypes from '../../src/db/queries/event-types.ts';
@@ -55,6 +56,9 @@ export async function activeHolds(t: TestApp, bookingId: string): Promise<string
   return r.rows.map((x) => x.member_id as string);
 }
 
+/** Where seedBooking writes: the pool, or a client inside a transaction a test holds open. */
+type Queryable = Pick<PoolClient, 'query'>;
+
 let seq = 0;
 
 /**
@@ -63,15 +67,16 @@ let seq = 0;
  */
 export async function seedBooking(
   t: TestApp,
-  o: { status: string; start: string; eventTypeId?: string; member?: string; mode?: 'test' | 'live'; minutes?: number; externalId?: string },
+  o: { status: string; start: string; eventTypeId?: string; member?: string; mode?: 'test' | 'live'; minutes?: number; externalId?: string; db?: Queryable },
 ): Promise<string> {
+  const db = o.db ?? t.db.pool;
   const id = `bkg_seed${String(++seq).padStart(8, '0')}${Math.random().toString(16).slice(2, 10)}`;
   const start = new Date(o.start);
   const end = new Date(start.getTime() + (o.minutes ?? 30) * 60_000);
   const member = o.member ?? '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01';
   const mode = o.mode ?? 'test';
   const routed = o.status !== 'DRAFT';
-  await t.db.pool.query(
+  await db.query(
     `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, custom_fields, external_id,
                            assigned_to_id, host_ids)
      values ($1, 'org_northwind', $2, $3, $4, $5, $6, $7, '{"company":"Seeded"}', $8, $9, $10)`,
@@ -79,7 +84,7 @@ export async function seedBooking(
       o.externalId ?? null, routed ? member : null, routed ? [member] : []],
   );
   const active = ['DRAFT', 'SCHEDULED', 'PENDING_CONFIRMATION', 'RESCHEDULED'].includes(o.status);
-  await t.db.pool.query(
+  await db.query(
     `insert into booking_members (booking_id, member_id, mode, start_time, during, active) values ($1, $2, $3, $4, tstzrange($4, $5), $6)`,
     [id, member, mode, start, end, active],
   );

@@ -80,6 +80,37 @@ describe('booking emails over HTTP', () => {
     assert.equal(icsProp(calendarPart(withdrawn.parsed)!.text, 'SEQUENCE'), '2');
   });
 
+  it('two reschedules in a row: the third booking still invites with the first UID (SEQUENCE 2), and its cancel is SEQUENCE 3', async () => {
+    const list = await slots(t, 'et_intro_call', '2026-12-07T00:00:00Z', '2026-12-08T00:00:00Z');
+    assert.ok(list.length >= 3, 'three slots that day');
+    const attendee = { name: 'Katherine Johnson', email: 'katherine.http@example.com', timezone: 'America/New_York' };
+    const first = await created(t, introBody(list[0].start, { attendee }));
+    await waitForStatusChange(t, first.id, 'DRAFT');
+    await smtp.waitFor(about(first.id, attendee.email));
+
+    const second = await t.request('POST', `/v1/bookings/${first.id}/reschedule`, { key: KEYS.secret, body: { start_time: list[1].start } });
+    assert.equal(second.status, 200, second.text);
+    const secondId = second.body.booking.id as string;
+    await smtp.waitFor(about(secondId, attendee.email));
+    const third = await t.request('POST', `/v1/bookings/${secondId}/reschedule`, { key: KEYS.secret, body: { start_time: list[2].start } });
+    assert.equal(third.status, 200, third.text);
+    const thirdId = third.body.booking.id as string;
+    assert.equal(third.body.booking.rescheduled_from, secondId);
+
+    const [invite] = await smtp.waitFor(about(thirdId, attendee.email));
+    const i = calendarPart(invite.parsed)!;
+    assert.equal(i.method, 'REQUEST');
+    assert.equal(icsProp(i.text, 'UID'), `${first.id}@booking-service`);
+    assert.equal(icsProp(i.text, 'SEQUENCE'), '2');
+
+    const cancelled = await t.request('DELETE', `/v1/bookings/${thirdId}`, { key: KEYS.secret });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    const [withdrawn] = await smtp.waitFor((m) => about(thirdId, attendee.email)(m) && calendarPart(m.parsed)?.method === 'CANCEL');
+    const c = calendarPart(withdrawn.parsed)!;
+    assert.equal(icsProp(c.text, 'UID'), `${first.id}@booking-service`);
+    assert.equal(icsProp(c.text, 'SEQUENCE'), '3');
+  });
+
   it('requires_confirmation: the hosts are asked first, and the confirm sends the first invitation', async () => {
     const list = await slots(t, 'et_planning_session', '2026-12-02T00:00:00Z', '2026-12-05T00:00:00Z');
     assert.ok(list.length > 0, 'the demo data lists a collective slot');
