@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { PoolClient } from 'pg';
 import pino from 'pino';
-import { routingStats } from '../../src/db/queries/booking-members.ts';
+import { busyOfMembers } from '../../src/db/queries/busy.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { transaction } from '../../src/db/pool.ts';
 import { routeBooking, routeBookings } from '../../src/domain/bookings/route.ts';
@@ -100,8 +100,11 @@ describe('route-booking job (worker running)', () => {
     assert.equal(march.reduce((n, r) => n + r.booked, 0), 3, 'March: the completed and two others; not the cancelled nor the moved');
 
     // round-robin's period is the UTC calendar month of the start
-    const booked = async (start: string) =>
-      (await routingStats(t.db.pool, [MEMBERS.amara, MEMBERS.jonas], 'test', new Date(start))).reduce((n, s) => n + s.booked, 0);
+    const booked = async (start: string) => {
+      const at = new Date(start);
+      const rows = await busyOfMembers(t.db.pool, [MEMBERS.amara, MEMBERS.jonas], 'test', at, at, null, at);
+      return rows.filter((r) => r.kind === 'stats').reduce((n, s) => n + s.booked!, 0);
+    };
     assert.equal(await booked('2027-03-31T23:30:00Z'), 3);
     assert.equal(await booked('2027-04-01T00:30:00Z'), 1);
   });

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../pool.ts';
+import type { Tx } from '../pool.ts';
 import { one, rows } from '../pool.ts';
 
 export interface HoldArgs {
@@ -49,20 +49,17 @@ export interface RoutingStats {
 }
 
 /**
- * For round-robin: each member's bookings (held, or closed as completed / no-show) starting in
- * the period of `start` (its UTC calendar month, as the triggers of migration 060 file them),
- * and when the member was last given a booking. The triggers keep the figures in
- * member_booking_counts, so this reads one row per member and month whatever the number of
- * bookings.
+ * For round-robin, as SQL over a member id `m.id`, given SQL for the mode and for `start`: the
+ * member's bookings (held, or closed as completed / no-show) starting in the period of `start`
+ * (its UTC calendar month, as the triggers of migration 060 file them), and when the member
+ * was last given a booking. The triggers keep the figures in member_booking_counts, so this
+ * reads one row per member and month whatever the number of bookings. Read with the slot's
+ * busy time (busyOfMembers), in the same statement.
  */
-export function routingStats(db: Db, memberIds: readonly string[], mode: string, start: Date): Promise<RoutingStats[]> {
-  return rows<RoutingStats>(
-    db,
-    `select m.id as member_id,
-            coalesce((select c.booked from member_booking_counts c
-                       where c.member_id = m.id and c.mode = $2 and c.period_start = date_trunc('month', $3::timestamptz, 'UTC')), 0) as booked,
-            (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2) as last_booked_at
-       from unnest($1::uuid[]) as m(id)`,
-    [memberIds, mode, start],
-  );
+export function routingStatsSql(mode: string, start: string): { booked: string; lastBookedAt: string } {
+  return {
+    booked: `coalesce((select c.booked from member_booking_counts c
+                        where c.member_id = m.id and c.mode = ${mode} and c.period_start = date_trunc('month', ${start}, 'UTC')), 0)`,
+    lastBookedAt: `(select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = ${mode})`,
+  };
 }

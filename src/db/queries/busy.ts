@@ -1,5 +1,6 @@
 import type { Db } from '../pool.ts';
 import { rows } from '../pool.ts';
+import { routingStatsSql } from './booking-members.ts';
 
 /**
  * What blocks members' time, for many members in one round trip: active booking holds of one
@@ -9,11 +10,15 @@ import { rows } from '../pool.ts';
  */
 export interface BusyRow {
   member_id: string;
-  kind: 'booking' | 'ooo';
-  starts: string;
-  ends: string;
+  kind: 'booking' | 'ooo' | 'stats';
+  /** booking, ooo: the intervals' starts and ends */
+  starts: string | null;
+  ends: string | null;
   /** bookings only: the booking start times, for the daily cap */
   booking_starts: string | null;
+  /** stats only (statsAt given): round-robin's figures of the member (routingStatsSql) */
+  booked: number | null;
+  last_booked_at: Date | null;
 }
 
 // No ORDER BY inside the aggregates: the engine sorts what it needs, and aggregates of one
@@ -21,6 +26,12 @@ export interface BusyRow {
 // date_part (double precision) is much cheaper than extract (numeric).
 const MS = (col: string) => `string_agg(((date_part('epoch', ${col}) * 1000)::bigint)::text, ',')`;
 
+const STATS = routingStatsSql('$2', '$6::timestamptz');
+
+/**
+ * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
+ * start, so a create reads its slot and its routing order in one round trip.
+ */
 export function busyOfMembers(
   db: Db,
   memberIds: readonly string[],
@@ -28,23 +39,28 @@ export function busyOfMembers(
   from: Date,
   to: Date,
   excludeBookingId: string | null,
+  statsAt: Date | null = null,
 ): Promise<BusyRow[]> {
   // start_time bounds let the (member_id, mode, start_time) index do the work; held bookings
   // are at most a few days long (duration and buffers are capped), so a week either side is safe.
   return rows<BusyRow>(
     db,
     `select member_id, 'booking' as kind, ${MS('lower(during)')} as starts, ${MS('upper(during)')} as ends,
-            ${MS('start_time')} as booking_starts
+            ${MS('start_time')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
        from booking_members
       where member_id = any($1::uuid[]) and mode = $2 and active
         and start_time > $3::timestamptz - interval '7 days' and start_time < $4::timestamptz + interval '7 days'
         and during && tstzrange($3, $4) and ($5::text is null or booking_id <> $5)
       group by member_id
      union all
-     select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null
+     select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
        from out_of_office
       where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
-      group by member_id`,
-    [memberIds, mode, from, to, excludeBookingId],
+      group by member_id
+     union all
+     select m.id, 'stats', null, null, null, ${STATS.booked}, ${STATS.lastBookedAt}
+       from unnest($1::uuid[]) as m(id)
+      where $6::timestamptz is not null`,
+    [memberIds, mode, from, to, excludeBookingId, statsAt],
   );
 }

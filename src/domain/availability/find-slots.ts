@@ -1,5 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
+import type { RoutingStats } from '../../db/queries/booking-members.ts';
 import type { EventTypeRow } from '../../db/queries/event-types.ts';
 import type { MemberRow } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
@@ -84,12 +85,31 @@ export async function hostInputs(
   excludeBookingId?: string,
   reach: BusyReach = ANY_EVENT_TYPE,
 ): Promise<HostInput[]> {
+  return (await loadHosts(db, hosts, mode, from, to, excludeBookingId ?? null, reach, null)).inputs;
+}
+
+/** hostInputs, and with statsAt the hosts' round-robin figures for that start, from the same statement. */
+async function loadHosts(
+  db: Db,
+  hosts: MemberRow[],
+  mode: string,
+  from: Date,
+  to: Date,
+  excludeBookingId: string | null,
+  reach: BusyReach,
+  statsAt: Date | null,
+): Promise<{ inputs: HostInput[]; stats: RoutingStats[] }> {
   const lo = new Date(from.getTime() - reach.before);
   const hi = new Date(to.getTime() + reach.after);
-  const busyRows = await busyOfMembers(db, hosts.map((h) => h.id), mode, lo, hi, excludeBookingId ?? null);
+  const busyRows = await busyOfMembers(db, hosts.map((h) => h.id), mode, lo, hi, excludeBookingId, statsAt);
   const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
   for (const h of hosts) byMember.set(h.id, { busy: [], bookingStarts: [] });
+  const stats: RoutingStats[] = [];
   for (const r of busyRows) {
+    if (r.kind === 'stats') {
+      stats.push({ member_id: r.member_id, booked: r.booked!, last_booked_at: r.last_booked_at });
+      continue;
+    }
     const entry = byMember.get(r.member_id);
     if (!entry) continue;
     const starts = numbers(r.starts);
@@ -97,7 +117,7 @@ export async function hostInputs(
     for (let i = 0; i < starts.length; i++) entry.busy.push({ start: starts[i], end: ends[i] });
     if (r.kind === 'booking') entry.bookingStarts.push(...numbers(r.booking_starts));
   }
-  return hosts.map((h) => ({
+  const inputs = hosts.map((h) => ({
     id: h.id,
     timezone: h.timezone,
     workingHours: h.working_hours,
@@ -105,6 +125,7 @@ export async function hostInputs(
     busy: byMember.get(h.id)!.busy,
     bookingStarts: byMember.get(h.id)!.bookingStarts,
   }));
+  return { inputs, stats };
 }
 
 /** Engine rules of an event type for slot starts in [from, to), seen at `now`. */
@@ -120,12 +141,16 @@ export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
   };
 }
 
-/** Slots for already-loaded hosts (GET /availability loads them once and reuses them). */
+/** Slots for already-loaded hosts (tests list a day's slots with it, as GET /availability would). */
 export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
+  return (await slotsAndStats(db, hosts, q, null)).slots;
+}
+
+async function slotsAndStats(db: Db, hosts: MemberRow[], q: SlotQuery, statsAt: Date | null) {
   const chosen = eligible(hosts, q);
-  if (chosen.length === 0 || q.to <= q.from) return [];
-  const inputs = await hostInputs(db, chosen, q.mode, q.from, q.to, q.excludeBookingId, reachOf(q.eventType));
-  return computeSlots(inputs, rulesOf(q.eventType, q.from, q.to, q.now), q.eventType.scheduling_type === 'COLLECTIVE');
+  if (chosen.length === 0 || q.to <= q.from) return { slots: [], stats: [] };
+  const { inputs, stats } = await loadHosts(db, chosen, q.mode, q.from, q.to, q.excludeBookingId ?? null, reachOf(q.eventType), statsAt);
+  return { slots: computeSlots(inputs, rulesOf(q.eventType, q.from, q.to, q.now), q.eventType.scheduling_type === 'COLLECTIVE'), stats };
 }
 
 /**
@@ -133,14 +158,16 @@ export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
  * daily cap, bookings), and who is free then: booking create and reschedule ask it. With
  * assignedToId, `listed` means listed for that host; a non-host gives listed false and no
  * members. The event type's hosts (in host order) come back too, since bookings need them (is
- * assign_to a host, host order) and loading them once saves a round trip.
+ * assign_to a host, host order) and loading them once saves a round trip; so do, for
+ * ROUND_ROBIN, the hosts' routing figures, read with their busy time.
  */
 export async function freeHostsAt(
   db: Db,
   q: Omit<SlotQuery, 'from' | 'to'> & { start: Date },
-): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[] }> {
+): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
   const hosts = await members.hostsOfType(db, q.eventType);
-  const slots = await slotsForHosts(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) });
+  const statsAt = q.eventType.scheduling_type === 'ROUND_ROBIN' ? q.start : null;
+  const { slots, stats } = await slotsAndStats(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) }, statsAt);
   const hit = slots.find((s) => s.start === q.start.getTime());
-  return { hosts, listed: hit !== undefined, memberIds: hit ? hit.memberIds : [] };
+  return { hosts, listed: hit !== undefined, memberIds: hit ? hit.memberIds : [], stats };
 }

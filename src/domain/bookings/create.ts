@@ -95,7 +95,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
     }
     const free = inHostOrder(slot.memberIds, slot.hosts);
     const collective = type.scheduling_type === 'COLLECTIVE';
-    const order = collective ? free : await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free);
+    const order = collective ? free : candidateOrder(type.scheduling_type, free, slot.stats);
     const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
     // the event's booking as GET /bookings/{id} will show it; the database fills in its timestamps
     const draft = { ...booking, cancellation_reason: null, cancelled_at: null, rescheduled_to: null, version: 1, created_at: now, updated_at: now };

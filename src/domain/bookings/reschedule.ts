@@ -59,7 +59,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
     const free = inHostOrder(slot.memberIds, slot.hosts);
     // A booking that can be rescheduled is routed: its hosts are the members it holds.
     const kept = free.filter((m) => current.host_ids.includes(m));
-    const others = await candidateOrder(deps.db, type.scheduling_type, caller.mode, start, free.filter((m) => !kept.includes(m)));
+    const others = candidateOrder(type.scheduling_type, free.filter((m) => !kept.includes(m)), slot.stats);
     const candidates = candidatesOf(collective ? free : [...kept, ...others], slot.hosts);
     return transaction(deps.db, async (tx) => {
       const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);

@@ -1,6 +1,4 @@
-import type { Db } from '../../db/pool.ts';
 import type { RoutingStats } from '../../db/queries/booking-members.ts';
-import { routingStats } from '../../db/queries/booking-members.ts';
 
 export type SchedulingType = 'SOLO' | 'ROUND_ROBIN' | 'COLLECTIVE';
 
@@ -25,12 +23,12 @@ export function roundRobinOrder(freeIds: readonly string[], stats: readonly Rout
 
 /**
  * The order in which free hosts are tried for a booking. SOLO takes the first free host in the
- * event type's host order (its primary host when free); ROUND_ROBIN spreads the load.
- * `freeIds` must already be in host order.
+ * event type's host order (its primary host when free); ROUND_ROBIN spreads the load, by the
+ * stats freeHostsAt read with the slot. `freeIds` must already be in host order.
  */
-export async function candidateOrder(db: Db, type: SchedulingType, mode: string, start: Date, freeIds: readonly string[]): Promise<string[]> {
+export function candidateOrder(type: SchedulingType, freeIds: readonly string[], stats: readonly RoutingStats[]): string[] {
   if (type !== 'ROUND_ROBIN' || freeIds.length < 2) return [...freeIds];
-  return roundRobinOrder(freeIds, await routingStats(db, freeIds, mode, start));
+  return roundRobinOrder(freeIds, stats);
 }
 
 /** `ids` in the order of `hosts`, anything unknown after them. */
