@@ -51,7 +51,7 @@ const REFUSED = [
   'https://[fc00::1]/hook', 'https://[fd12:3456::1]/hook',
   'https://255.255.255.255/hook', 'https://intranet/hook',
   'https://private.example.com/hook', 'https://private.example.com./hook', 'https://mixed.example.com/hook',
-  'https://mapped.example.com/hook', 'https://metadata.example.com/hook', 'https://nxdomain.example.com/hook',
+  'https://mapped.example.com/hook', 'https://metadata.example.com/hook',
   'http://hooks.example.com/hook', 'https://user:pw@hooks.example.com/hook', 'https://user@hooks.example.com/hook',
 ];
 
@@ -73,7 +73,9 @@ describe('URL rules with WEBHOOK_ALLOW_PRIVATE_TARGETS off', () => {
   });
 
   it('accepts public addresses and names that resolve only to them', async () => {
-    for (const url of ['https://hooks.example.com/x', 'https://hooks.example.com./x', `https://${PUBLIC_V4}:8443/x`, 'https://[2606:4700::1111]/x', 'https://v6.example.com/x']) {
+    for (const url of ['https://hooks.example.com/x', 'https://hooks.example.com./x', `https://${PUBLIC_V4}:8443/x`, 'https://[2606:4700::1111]/x', 'https://v6.example.com/x',
+      // a name that does not resolve (yet, or on a machine without outside DNS) targets no private address
+      'https://nxdomain.example.com/x']) {
       const res = await t.request('POST', '/v1/webhooks', { key: KEYS.live, body: { url, events: ['BOOKING_CREATED'] } });
       assert.equal(res.status, 201, `${url}: ${res.text}`);
     }
@@ -98,6 +100,18 @@ describe('delivery checks the address again at every attempt', () => {
     assert.match(page.deliveries[0].error, /refused: .*127\.0\.0\.1.*loopback/);
     assert.equal(page.deliveries[0].response_status, null);
     assert.equal(rx.on('/rebind').length, 0, 'the private address was never called');
+  });
+
+  it('fails the attempts to a name that does not resolve, without a connection', async () => {
+    const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://nxdomain.example.com/gone', events: ['BOOKING_NO_SHOW'] } });
+    assert.equal(res.status, 201, res.text);
+    await recordBookingEvent(t.db.pool, 'BOOKING_NO_SHOW');
+    const page = await until(async () => {
+      const h = await t.request('GET', `/v1/webhooks/${res.body.webhook.id}/deliveries`, { key: KEYS.secret });
+      return h.body.deliveries.length > 0 && h.body.deliveries[0].status === 'failed' && h.body;
+    }, 10_000, 'the failed attempt');
+    assert.match(page.deliveries[0].error, /does not resolve/);
+    await t.request('DELETE', `/v1/webhooks/${res.body.webhook.id}`, { key: KEYS.secret });
   });
 
   it('refuses a stored literal private address at delivery', async () => {

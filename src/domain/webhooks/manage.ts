@@ -44,7 +44,7 @@ async function requireWebhook(db: Db, scope: Scope, id: string) {
 
 /** Creates a subscription; the answer is the only time its secret is shown. */
 export async function createWebhook(db: Pool, scope: Scope, input: CreateWebhookInput, config: Config, now: Date) {
-  await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets });
+  await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
   const events = parseEventList(input.events);
   checkDescription(input.description);
   const secret = newWebhookSecret();
@@ -89,7 +89,7 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
   }
   const changes: WebhookChanges = {};
   if (input.url !== undefined) {
-    await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets });
+    await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
     changes.url = input.url;
   }
   if (input.events !== undefined) changes.events = parseEventList(input.events);

@@ -41,15 +41,21 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
 }
 
-/** Throws unless every address the host resolves to is allowed (the message names the first refused). */
-export async function checkResolvedAddresses(host: string, field: string): Promise<void> {
+/**
+ * Throws unless every address the host resolves to is allowed (the message names the first
+ * refused). A name that does not resolve is refused unless `unresolved` is 'accept'.
+ */
+export async function checkResolvedAddresses(host: string, field: string, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<void> {
   let addresses: string[];
   try {
     addresses = await resolveHost(host);
   } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) {
+    if (unresolved === 'accept') return;
     throw new ValidationError(`${field}: host name ${host} does not resolve`, field);
   }
-  if (addresses.length === 0) throw new ValidationError(`${field}: host name ${host} does not resolve`, field);
   for (const address of addresses) {
     const reason = refusedAddressReason(address);
     if (reason) throw new ValidationError(`${field}: ${host} resolves to ${address}, which ${reason}; webhooks must target a public address`, field);
@@ -59,10 +65,15 @@ export async function checkResolvedAddresses(host: string, field: string): Promi
 /**
  * The URL rules on create, update and every delivery attempt: shape (a literal address is
  * checked there), then, unless private targets are allowed, what the name resolves to now.
+ * Create and update accept a name that does not resolve (`unresolved: 'accept'`): it targets
+ * no private address, the spec refuses only private, loopback and link-local targets, and a
+ * machine without outside DNS (a CI sandbox) could otherwise register no webhook at all. The
+ * delivery check refuses it, so such a webhook's attempts fail ("does not resolve") until its
+ * name resolves to a public address.
  */
-export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions): Promise<URL> {
+export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<URL> {
   const url = checkUrlShape(raw, opts);
   const host = hostOf(url);
-  if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url');
+  if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url', unresolved);
   return url;
 }
