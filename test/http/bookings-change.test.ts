@@ -131,6 +131,16 @@ describe('DELETE /bookings/{id}', () => {
     assert.equal((await t.request('DELETE', `/v1/bookings/${pending}`, { key: KEYS.secret })).status, 200);
   });
 
+  it('a DRAFT that routing is about to schedule is guarded like SCHEDULED; a DRAFT of a type requiring confirmation is not', async () => {
+    // et_intro_call needs no confirmation: the answer must not depend on whether routing ran yet
+    const draft = await seedBooking(t, { status: 'DRAFT', start: '2026-12-01T15:30:00Z', member: MEMBERS.jonas });
+    expectError(await t.request('DELETE', `/v1/bookings/${draft}`, { key: KEYS.secret }), 422, 'cancellation_cutoff_passed');
+    assert.equal((await get(draft)).status, 'DRAFT');
+    // et_planning_session requires confirmation: its DRAFT is a request on its way to the host
+    const request = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2026-12-01T16:30:00Z', member: MEMBERS.amara });
+    assert.equal((await t.request('DELETE', `/v1/bookings/${request}`, { key: KEYS.secret })).status, 200);
+  });
+
   it('422 cancellation_disabled when the organization turned cancellations off', async () => {
     const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-12T10:00:00Z' });
     await t.db.pool.query(`update organizations set cancellation_enabled = false where id = 'org_northwind'`);

@@ -123,17 +123,21 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
 export interface LockedBooking extends BookingRow {
   cancellation_enabled: boolean;
   cancellation_cutoff_minutes: number;
+  /** the event type's: whether routing will make a DRAFT PENDING_CONFIRMATION */
+  requires_confirmation: boolean;
 }
 
 /**
- * Locks the booking for a change and returns it with its organization's cancellation policy.
+ * Locks the booking for a change and returns it with its organization's cancellation policy
+ * and whether its event type requires confirmation.
  * A lock held by another change for longer than 5 s fails with SQLSTATE 55P03.
  */
 export async function lockForChange(tx: Tx, organizationId: string, mode: string, id: string): Promise<LockedBooking | undefined> {
   await exec(tx, `select set_config('lock_timeout', '5000ms', true)`);
   return one<LockedBooking>(
     tx,
-    `select b.*, o.cancellation_enabled, o.cancellation_cutoff_minutes
+    `select b.*, o.cancellation_enabled, o.cancellation_cutoff_minutes,
+            (select et.requires_confirmation from event_types et where et.id = b.event_type_id) as requires_confirmation
        from bookings b join organizations o on o.id = b.organization_id
       where b.id = $1 and b.organization_id = $2 and b.mode = $3
         for update of b`,

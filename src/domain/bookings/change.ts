@@ -46,7 +46,7 @@ export async function changeBooking(
 }
 
 function stripLockColumns(row: BookingRow): BookingRow {
-  const { cancellation_enabled: _e, cancellation_cutoff_minutes: _c, ...rest } = row as LockedBooking;
+  const { cancellation_enabled: _e, cancellation_cutoff_minutes: _c, requires_confirmation: _r, ...rest } = row as LockedBooking;
   return rest;
 }
 
@@ -83,12 +83,19 @@ export const completeBooking = close('complete', 'COMPLETED', 'BOOKING_COMPLETED
 export const markNoShow = close('no_show', 'NO_SHOW', 'BOOKING_NO_SHOW');
 
 /**
- * The organization's cancellation policy guards confirmed meetings (SCHEDULED, RESCHEDULED),
- * as the spec's transition table puts it; a DRAFT or a request awaiting the host's
- * confirmation can always be withdrawn.
+ * Whether the organization's cancellation policy guards a booking: a confirmed meeting
+ * (SCHEDULED, RESCHEDULED), as the spec's transition table puts it, and a DRAFT that routing
+ * is about to schedule (its type needs no confirmation), so that a cancel's answer does not
+ * depend on whether routing has run yet. A request awaiting the host's confirmation
+ * (PENDING_CONFIRMATION, or a DRAFT on its way there) can always be withdrawn.
  */
+export function policyGuards(b: Pick<LockedBooking, 'status' | 'requires_confirmation'>): boolean {
+  if (b.status === 'SCHEDULED' || b.status === 'RESCHEDULED') return true;
+  return b.status === 'DRAFT' && !b.requires_confirmation;
+}
+
 export function checkCancellationPolicy(locked: LockedBooking, now: Date): void {
-  if (locked.status !== 'SCHEDULED' && locked.status !== 'RESCHEDULED') return;
+  if (!policyGuards(locked)) return;
   if (!locked.cancellation_enabled) {
     throw new PreconditionFailed('cancellation_disabled', 'the organization does not allow cancelling bookings');
   }
