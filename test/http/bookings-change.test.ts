@@ -32,6 +32,12 @@ describe('PATCH /bookings/{id}', () => {
     const events = await eventsOf(t, id);
     assert.deepEqual(events.map((e) => e.type), ['BOOKING_UPDATED']);
     assert.equal((events[0].data.attendee as { name: string }).name, 'Grace Hopper');
+    // the usual national spellings too
+    for (const phone of ['(555) 123-4567', '555.123.4567', '020 7946 0958']) {
+      const again = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, body: { attendee: { phone } } });
+      assert.equal(again.status, 200, `${phone}: ${again.text}`);
+      assert.equal(again.body.booking.attendee.phone, phone);
+    }
   });
 
   it('an email change is accepted (and triggers the fresh confirmation)', async () => {

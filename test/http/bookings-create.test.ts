@@ -108,6 +108,7 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['missing attendee email', { attendee: { name: 'A' } }, 'attendee.email'],
     ['bad email', { attendee: { name: 'A', email: 'not-an-email' } }, 'attendee.email'],
     ['bad phone', { attendee: { name: 'A', email: 'a@example.com', phone: 'abc' } }, 'attendee.phone'],
+    ['phone with too few digits', { attendee: { name: 'A', email: 'a@example.com', phone: '(1) 2-3.4' } }, 'attendee.phone'],
     ['bad timezone', { attendee: { name: 'A', email: 'a@example.com', timezone: 'Mars/Olympus' } }, 'attendee.timezone'],
     ['required custom field missing', { custom_fields: {} }, 'custom_fields.company'],
     ['SELECT value not an option', { custom_fields: { company: 'X', topic: 'crypto' } }, 'custom_fields.topic'],
