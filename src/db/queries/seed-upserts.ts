@@ -119,25 +119,35 @@ export async function upsertEventType(tx: Tx, orgId: string, e: SeedEventType): 
   return changed;
 }
 
+/**
+ * A calendar as the file has it. createdAt and updatedAt, when the file gives them, are stored
+ * as given (GET /calendars orders by creation date); otherwise created_at is when seed first
+ * wrote the row and updated_at when it last changed it.
+ */
 export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<number> {
   return exec(
     tx,
     `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, calendar_name, provider_email,
-        timezone, is_primary, sync_status, last_sync_at, supports_webhooks)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+        timezone, is_primary, sync_status, last_sync_at, supports_webhooks, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+             coalesce($14::timestamptz, clock_timestamp()), coalesce($15::timestamptz, $14::timestamptz, clock_timestamp()))
      on conflict (id) do update set user_id = excluded.user_id, team_id = excluded.team_id, provider = excluded.provider,
        calendar_id = excluded.calendar_id, calendar_name = excluded.calendar_name,
        provider_email = excluded.provider_email, timezone = excluded.timezone, is_primary = excluded.is_primary,
        sync_status = excluded.sync_status, last_sync_at = excluded.last_sync_at,
-       supports_webhooks = excluded.supports_webhooks, updated_at = clock_timestamp()
+       supports_webhooks = excluded.supports_webhooks,
+       created_at = coalesce($14::timestamptz, calendars.created_at), updated_at = coalesce($15::timestamptz, clock_timestamp())
      where calendars.organization_id = excluded.organization_id
-       and (calendars.user_id, calendars.team_id, calendars.provider, calendars.calendar_id, calendars.calendar_name,
-            calendars.provider_email, calendars.timezone, calendars.is_primary, calendars.sync_status,
-            calendars.last_sync_at, calendars.supports_webhooks)
-       is distinct from (excluded.user_id, excluded.team_id, excluded.provider, excluded.calendar_id,
-            excluded.calendar_name, excluded.provider_email, excluded.timezone, excluded.is_primary,
-            excluded.sync_status, excluded.last_sync_at, excluded.supports_webhooks)`,
-    [c.id, orgId, c.userId, c.teamId, c.provider, c.calendarId, c.calendarName, c.providerEmail, c.timezone, c.isPrimary, c.syncStatus, c.lastSyncAt, c.supportsWebhooks],
+       and ((calendars.user_id, calendars.team_id, calendars.provider, calendars.calendar_id, calendars.calendar_name,
+             calendars.provider_email, calendars.timezone, calendars.is_primary, calendars.sync_status,
+             calendars.last_sync_at, calendars.supports_webhooks)
+            is distinct from (excluded.user_id, excluded.team_id, excluded.provider, excluded.calendar_id,
+             excluded.calendar_name, excluded.provider_email, excluded.timezone, excluded.is_primary,
+             excluded.sync_status, excluded.last_sync_at, excluded.supports_webhooks)
+         or ($14::timestamptz is not null and calendars.created_at <> $14::timestamptz)
+         or ($15::timestamptz is not null and calendars.updated_at <> $15::timestamptz))`,
+    [c.id, orgId, c.userId, c.teamId, c.provider, c.calendarId, c.calendarName, c.providerEmail, c.timezone, c.isPrimary, c.syncStatus, c.lastSyncAt,
+      c.supportsWebhooks, c.createdAt, c.updatedAt],
   );
 }
 

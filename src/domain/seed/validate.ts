@@ -67,6 +67,9 @@ export interface SeedCalendar {
   syncStatus: string;
   lastSyncAt: string | null;
   supportsWebhooks: boolean;
+  /** As in the file; absent: when seed first writes the calendar, and when it last changed it. */
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 export interface SeedApiKey {
   key: string;
@@ -292,7 +295,17 @@ function calendar(raw: unknown, p: string, teams: Set<string>, members: Map<stri
     syncStatus: c.syncStatus === undefined ? 'PENDING' : oneOf(c.syncStatus, `${p}.syncStatus`, SYNC),
     lastSyncAt: c.lastSyncAt === undefined || c.lastSyncAt === null ? null : instant(c.lastSyncAt, `${p}.lastSyncAt`),
     supportsWebhooks: bool(c.supportsWebhooks, `${p}.supportsWebhooks`, false),
+    ...createdAndUpdated(c, p),
   };
+}
+
+function createdAndUpdated(c: Obj, p: string): { createdAt: string | null; updatedAt: string | null } {
+  const createdAt = c.createdAt === undefined || c.createdAt === null ? null : instant(c.createdAt, `${p}.createdAt`);
+  const updatedAt = c.updatedAt === undefined || c.updatedAt === null ? null : instant(c.updatedAt, `${p}.updatedAt`);
+  if (createdAt !== null && updatedAt !== null && Date.parse(updatedAt) < Date.parse(createdAt)) {
+    fail(`${p}.updatedAt`, `before createdAt (${createdAt})`);
+  }
+  return { createdAt, updatedAt };
 }
 
 function apiKey(raw: unknown, p: string): SeedApiKey {

@@ -23,3 +23,25 @@ it('refuses, naming the organization, a team id that belongs to another organiza
   const owner = await db.pool.query(`select organization_id from teams where id = 'team_advisors'`);
   assert.equal(owner.rows[0].organization_id, 'org_northwind');
 });
+
+it('stores a calendar\'s createdAt and updatedAt as the file gives them; the same file again changes nothing', async () => {
+  const seed = testSeed();
+  const northwind = seed.organizations.find((o: { id: string }) => o.id === 'org_northwind');
+  const [first, second] = northwind.calendars;
+  // opposite to their order in the file
+  Object.assign(first, { createdAt: '2025-06-01T12:00:00Z', updatedAt: '2026-01-02T03:04:05Z' });
+  Object.assign(second, { createdAt: '2025-01-01T00:00:00Z' });
+  await loadSeed(db.pool, validateSeed(seed));
+  const stored = await db.pool.query(`select id, created_at, updated_at from calendars where id = any($1) order by created_at`, [[first.id, second.id]]);
+  assert.deepEqual(stored.rows.map((r) => [r.id, r.created_at.toISOString()]), [[second.id, '2025-01-01T00:00:00.000Z'], [first.id, '2025-06-01T12:00:00.000Z']]);
+  assert.equal(stored.rows[1].updated_at.toISOString(), '2026-01-02T03:04:05.000Z');
+  // no updatedAt in the file: the time seed changed the row (it was seeded before, without createdAt)
+  assert.ok(stored.rows[0].updated_at.getTime() > Date.parse('2026-01-01T00:00:00Z'));
+  // a new calendar with createdAt alone looks unchanged since then
+  northwind.calendars.push({ ...second, id: 'cal_new_with_date', calendarId: 'new-cal', isPrimary: false, createdAt: '2024-03-03T03:03:03Z' });
+  await loadSeed(db.pool, validateSeed(seed));
+  const fresh = (await db.pool.query(`select created_at, updated_at from calendars where id = 'cal_new_with_date'`)).rows[0];
+  assert.deepEqual([fresh.created_at.toISOString(), fresh.updated_at.toISOString()], ['2024-03-03T03:03:03.000Z', '2024-03-03T03:03:03.000Z']);
+  const again = await loadSeed(db.pool, validateSeed(seed));
+  assert.equal(again.changes, 0);
+});

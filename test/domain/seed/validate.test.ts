@@ -25,3 +25,13 @@ describe('validateSeed: event types within the API bounds', () => {
     refused({ name: 'x'.repeat(201) }, /event_types\[0\]\.name: /);
   });
 });
+
+describe('validateSeed: calendars', () => {
+  it('takes createdAt and updatedAt as date-times, updatedAt not before createdAt', () => {
+    const seed = demoSeed();
+    Object.assign(seed.organizations[0].calendars[0], { createdAt: '2026-01-01T00:00:00Z', updatedAt: '2025-12-31T00:00:00Z' });
+    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /^organizations\[0\]\.calendars\[0\]\.updatedAt: before createdAt/.test(e.message));
+    Object.assign(seed.organizations[0].calendars[0], { createdAt: 'yesterday', updatedAt: undefined });
+    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /calendars\[0\]\.createdAt: not an ISO 8601 date-time/.test(e.message));
+  });
+});
