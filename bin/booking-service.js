@@ -1,9 +1,33 @@
 #!/usr/bin/env node
 // The CLI is TypeScript run by Node's own type stripping; Node 24 is pinned through
 // the `node` package for npm scripts, so an older system Node is refused clearly.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
-  console.error(`booking-service needs Node.js 22.18+ (24 LTS recommended); this is ${process.version}. Run it through npm scripts or npx so the pinned Node 24 is used.`);
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.error(`booking-service needs Node.js 22.12+ (24 LTS recommended); this is ${process.version}. Run it through npm scripts or npx so the pinned Node 24 is used.`);
   process.exit(1);
 }
-await import('../src/cli.ts');
+
+if (process.features.typescript || process.env.BOOKING_SERVICE_STRIP_TYPES === '1') {
+  await import('../src/cli.ts');
+} else {
+  // Node 22.12 to 22.17 strips types only when asked: run the CLI again in a child with the
+  // flag, passing signals on (serve stops gracefully on SIGTERM) and its exit status back.
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, BOOKING_SERVICE_STRIP_TYPES: '1' } },
+  );
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      for (const s of signals) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code ?? 1);
+  });
+}

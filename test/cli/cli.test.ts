@@ -233,6 +233,22 @@ describe('booking-service CLI', () => {
     }
   });
 
+  // Node 22.12 to 22.17 (decisions.md: 22.12+ supported) strip types only when asked; Node 24
+  // without type stripping stands in for them: the binary runs itself again with the flag.
+  it('runs on a Node that does not strip types by default: exit codes, and serve stops on SIGTERM', async () => {
+    const old = ['--no-experimental-strip-types'];
+    assert.equal((await runCli(['--help'], {}, 60_000, old)).code, 0);
+    const unknown = await runCli(['frobnicate'], {}, 60_000, old);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
+    const port = await freePort();
+    const serve = startCli(['serve'], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, /booking service ready/, 90_000, old);
+    await serve.started;
+    assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+    serve.child.kill('SIGTERM');
+    assert.equal(await serve.exited, 0);
+  });
+
   it('an unknown command exits 2 naming it, with the usage on stderr', async () => {
     const result = await runCli(['frobnicate'], {});
     assert.equal(result.code, 2);

@@ -11,9 +11,9 @@ export interface CliResult {
 }
 
 /** Runs the real binary with only the environment given (plus PATH), like an operator would. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000, nodeArgs: string[] = []): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     });
     let stdout = '';
@@ -32,8 +32,8 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
 }
 
 /** Starts a long-running command and resolves once `ready` appears in its output. */
-export function startCli(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 90_000) {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export function startCli(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 90_000, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
   let output = '';
