@@ -5,8 +5,10 @@ import type { Runner } from 'graphile-worker';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
+import { listenForConfigChanges } from './db/config-changes.ts';
 import { createPool } from './db/pool.ts';
 import { createKey } from './domain/auth/create-key.ts';
+import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
 import { isEmpty, loadSeed, readSeedFile } from './domain/seed/load.ts';
@@ -105,6 +107,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(config);
       const apiPool = createPool(db.url, API_CONNECTIONS);
+      // seed and keys create announce their changes: cached keys are dropped at once
+      const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
+      parts.push({ close: () => configChanges.close() });
       const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache }, rateLimitStore, logger: undefined, loggerInstance: log });
       parts.unshift({ close: () => app.close() });
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });

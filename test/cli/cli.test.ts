@@ -156,6 +156,23 @@ describe('booking-service CLI', () => {
       const body = (await res.json()) as { event_types: unknown[] };
       assert.equal(body.event_types.length, 3);
       assert.doesNotMatch(server.output(), new RegExp(key), 'logs never contain a key');
+
+      // seed takes a scope away from a key the server has just cached: it is refused at once,
+      // not when the 10 s cache expires
+      const demoKey = 'sk_test_northwind_demo_server_key_0001';
+      const asDemo = () => fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: `Bearer ${demoKey}` } });
+      assert.equal((await asDemo()).status, 200);
+      const narrowed = demoSeed();
+      const demo = narrowed.organizations[0].api_keys.find((k: { key: string }) => k.key === demoKey);
+      demo.scopes = demo.scopes.filter((s: string) => s !== 'event-types:read');
+      assert.equal((await runCli(['seed', writeSeed('narrowed.json', narrowed)], { DATABASE_URL: db.url })).code, 0);
+      let status = 0;
+      for (let i = 0; i < 30 && status !== 403; i++) {
+        status = (await asDemo()).status;
+        if (status !== 403) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 403, 'refused within 3 s of the seed');
+      assert.equal((await runCli(['seed', writeSeed('restored.json', demoSeed())], { DATABASE_URL: db.url })).code, 0);
     } finally {
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0, 'SIGTERM stops serve cleanly');

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { one } from '../../db/pool.ts';
+import { announceConfigChange } from '../../db/config-changes.ts';
 import { upsertKey } from '../../db/queries/api-keys.ts';
 import { displayPrefix, generateKey, hashKey, newKeyId } from './keys.ts';
 import type { KeyKind, Mode } from './scopes.ts';
@@ -61,5 +62,7 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
     scopes,
     allowedOrigins: input.allowedOrigins?.length ? input.allowedOrigins : null,
   });
+  // running servers may have cached "no key allows this origin"
+  await announceConfigChange(db);
   return { id, key, organizationId: input.organizationId, kind, mode: input.mode };
 }

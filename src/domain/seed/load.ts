@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
+import { announceConfigChange } from '../../db/config-changes.ts';
 import { upsertKey } from '../../db/queries/api-keys.ts';
 import * as up from '../../db/queries/seed-upserts.ts';
 import { displayPrefix, hashKey, newKeyId } from '../auth/keys.ts';
@@ -67,6 +68,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
       }
       if (n > before) await up.bumpScheduleVersion(tx, org.id);
     }
+    if (n > 0) await announceConfigChange(tx);
     return n;
   });
   return { changes, file: seed };

@@ -1,0 +1,68 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Db } from './pool.ts';
+import { exec } from './pool.ts';
+
+const CHANNEL = 'booking_service_config';
+const RECONNECT_MS = 1000;
+
+/**
+ * Tells every running process that API keys or an organization's configuration changed (seed,
+ * keys create). Inside a transaction it is delivered at commit, and not at all on rollback.
+ */
+export async function announceConfigChange(db: Db): Promise<void> {
+  await exec(db, `select pg_notify('${CHANNEL}', '')`);
+}
+
+export interface ConfigListener {
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onChange` at every announced change, on a connection of its own (LISTEN holds one), so
+ * per-process caches of keys can drop what they hold at once rather than when it expires. A
+ * lost connection is opened again after a second, and `onChange` runs then too, since
+ * announcements made meanwhile were missed; until then the caches' own expiry still applies.
+ */
+export function listenForConfigChanges(url: string, onChange: () => void, log: Logger): ConfigListener {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const retry = () => {
+    client = undefined;
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      onChange();
+      void connect();
+    }, RECONNECT_MS);
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: url, application_name: 'booking-service' });
+    c.on('notification', () => onChange());
+    c.on('error', (err) => log.warn({ err: err.message }, 'configuration change listener: connection lost'));
+    c.on('end', retry);
+    try {
+      await c.connect();
+      await c.query(`listen ${CHANNEL}`);
+      if (closed) await c.end();
+      else client = c;
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'configuration change listener: cannot listen; retrying');
+      await c.end().catch(() => {});
+      retry();
+    }
+  };
+
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await client?.end().catch(() => {});
+    },
+  };
+}
