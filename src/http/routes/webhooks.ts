@@ -57,7 +57,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     schema: {
       tags, summary: 'Queue a BOOKING_CREATED test delivery with sample data (1 per minute per webhook)', params: IdParam,
       response: {
-        202: Type.Object({
+        200: Type.Object({
           success: Type.Literal(true),
           test: Type.Object({ webhook_id: Type.String(), event: Type.String(), event_id: Type.String(), message_id: Type.String() }),
         }),
@@ -66,7 +66,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     },
   }, async (req, reply) => {
     const test = await sendTestEvent(deps.db, scopeOf(req.auth!), req.params.id, deps.now());
-    return reply.code(202).send({ success: true as const, test });
+    return reply.code(200).send({ success: true as const, test });
   });
 
   app.post('/webhooks/:id/rotate-secret', {
