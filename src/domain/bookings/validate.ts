@@ -1,3 +1,4 @@
+import { PHONE_RULE, isPhone } from '../phone.ts';
 import { IANAZone } from 'luxon';
 import type { Attendee } from '../../db/queries/bookings.ts';
 import type { FieldDefinition } from '../event-types/custom-field-types.ts';
@@ -15,10 +16,6 @@ export const LIMITS = {
 } as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-// "+44 20 7946 0958", "(555) 123-4567", "555.123.4567": an optional +, then 6 to 20 of digits,
-// spaces, dashes, dots and parentheses, at least 6 of them digits.
-const PHONE = /^\+?[0-9(][0-9 ().-]{5,19}$/;
-const MIN_PHONE_DIGITS = 6;
 
 export interface AttendeeInput {
   name?: unknown;
@@ -44,11 +41,8 @@ function checkEmail(value: unknown, field: string): string {
 
 function checkPhone(value: unknown, field: string): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !PHONE.test(value.trim()) || value.replace(/\D/g, '').length < MIN_PHONE_DIGITS) {
-    throw new ValidationError(
-      `field "${field}" must be a phone number: optional +, then 6 to 20 digits, spaces, dashes, dots or parentheses (at least 6 digits)`,
-      field,
-    );
+  if (typeof value !== 'string' || !isPhone(value.trim())) {
+    throw new ValidationError(`field "${field}" must be a ${PHONE_RULE}`, field);
   }
   return value.trim();
 }

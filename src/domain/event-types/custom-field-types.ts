@@ -1,3 +1,4 @@
+import { PHONE_RULE, isPhone } from '../phone.ts';
 /**
  * Custom-field types. The spec shows TEXT and SELECT; the rest are the ones booking forms of
  * Cal.com and Calendly offer. Each type's rule is what `customFieldProblem` enforces at booking
@@ -15,7 +16,7 @@ export const FIELD_RULES: Record<CustomFieldType, string> = {
   SELECT: 'one of options',
   MULTISELECT: 'array of distinct values from options',
   EMAIL: 'email address',
-  PHONE: 'phone number: optional +, then 6 to 20 digits, spaces, dashes, dots or parentheses',
+  PHONE: PHONE_RULE,
   DATE: 'calendar date YYYY-MM-DD',
 };
 
@@ -27,7 +28,6 @@ export interface FieldDefinition {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE = /^\+?[0-9][0-9 ().-]{5,19}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Returns why a value does not fit its field, or null when it does. */
@@ -51,7 +51,7 @@ export function customFieldProblem(field: FieldDefinition, value: unknown): stri
     case 'EMAIL':
       return typeof value === 'string' && EMAIL.test(value) ? null : 'must be an email address';
     case 'PHONE':
-      return typeof value === 'string' && PHONE.test(value) ? null : 'must be a phone number';
+      return typeof value === 'string' && isPhone(value) ? null : 'must be a phone number';
     case 'DATE':
       return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? null : 'must be a date YYYY-MM-DD';
     default:

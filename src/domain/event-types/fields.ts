@@ -1,6 +1,7 @@
 import type { Db } from '../../db/pool.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import { NotFound } from '../errors.ts';
+import { PHONE_PATTERN, PHONE_RULE } from '../phone.ts';
 import type { CustomFieldType } from './custom-field-types.ts';
 import { FIELD_RULES } from './custom-field-types.ts';
 import { customFieldJson } from './present.ts';
@@ -15,8 +16,7 @@ const STANDARD_FIELDS = [
     validation: 'ISO 8601 date-time; must be a slot start listed by GET /availability for this event type' },
   { key: 'attendee.name', label: 'Name', type: 'TEXT', required: true, max_length: 200, validation: 'non-blank string, at most 200 characters' },
   { key: 'attendee.email', label: 'Email', type: 'EMAIL', required: true, max_length: 254, format: 'email', validation: 'email address, at most 254 characters' },
-  { key: 'attendee.phone', label: 'Phone', type: 'PHONE', required: false, pattern: '^\\+?[0-9][0-9 ().-]{5,19}$',
-    validation: 'phone number: optional +, then 6 to 20 digits, spaces, dashes, dots or parentheses' },
+  { key: 'attendee.phone', label: 'Phone', type: 'PHONE', required: false, pattern: PHONE_PATTERN, validation: PHONE_RULE },
   { key: 'attendee.timezone', label: 'Time zone', type: 'TIMEZONE', required: false, validation: 'IANA time zone such as "Europe/Berlin"' },
   { key: 'assign_to', label: 'Team member', type: 'MEMBER', required: false, format: 'uuid',
     validation: 'id of a host of this event type who is free at requested_time' },
