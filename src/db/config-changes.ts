@@ -20,9 +20,10 @@ export interface ConfigListener {
 
 /**
  * Calls `onChange` at every announced change, on a connection of its own (LISTEN holds one), so
- * per-process caches of keys can drop what they hold at once rather than when it expires. A
- * lost connection is opened again after a second, and `onChange` runs then too, since
- * announcements made meanwhile were missed; until then the caches' own expiry still applies.
+ * per-process caches of keys can drop what they hold at once rather than when it expires. Each
+ * time LISTEN takes effect (at start, and after a lost connection is opened again a second
+ * later) `onChange` runs too, since announcements made before were missed; until then the
+ * caches' own expiry still applies. TCP keepalive notices a connection dropped silently.
  */
 export function listenForConfigChanges(url: string, onChange: () => void, log: Logger): ConfigListener {
   let closed = false;
@@ -34,22 +35,25 @@ export function listenForConfigChanges(url: string, onChange: () => void, log: L
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      onChange();
       void connect();
     }, RECONNECT_MS);
   };
 
   const connect = async () => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, application_name: 'booking-service' });
+    const c = new pg.Client({ connectionString: url, application_name: 'booking-service', keepAlive: true });
     c.on('notification', () => onChange());
     c.on('error', (err) => log.warn({ err: err.message }, 'configuration change listener: connection lost'));
     c.on('end', retry);
     try {
       await c.connect();
       await c.query(`listen ${CHANNEL}`);
-      if (closed) await c.end();
-      else client = c;
+      if (closed) {
+        await c.end();
+        return;
+      }
+      client = c;
+      onChange();
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'configuration change listener: cannot listen; retrying');
       await c.end().catch(() => {});

@@ -34,6 +34,11 @@ export function newKeyId(): string {
 // revoked or changed key still takes effect within seconds.
 const CACHE_MS = 10_000;
 const cache = new Map<string, { at: number; ctx: AuthContext | null }>();
+/**
+ * Bumped by clearKeyCache: a lookup that started before a clear may have read the old row, so
+ * it answers its request but does not cache what it read.
+ */
+let generation = 0;
 
 export async function authenticate(db: Db, rawKey: string, now = Date.now()): Promise<AuthContext | null> {
   const parsed = parseKey(rawKey);
@@ -41,6 +46,7 @@ export async function authenticate(db: Db, rawKey: string, now = Date.now()): Pr
   const hash = hashKey(rawKey);
   const hit = cache.get(hash);
   if (hit && now - hit.at < CACHE_MS) return hit.ctx;
+  const started = generation;
   const row = await apiKeys.findActiveByHash(db, hash);
   const ctx: AuthContext | null =
     row && row.kind === parsed.kind && row.mode === parsed.mode
@@ -53,6 +59,7 @@ export async function authenticate(db: Db, rawKey: string, now = Date.now()): Pr
           allowedOrigins: row.allowed_origins && row.allowed_origins.length > 0 ? row.allowed_origins : null,
         }
       : null;
+  if (started !== generation) return ctx;
   if (cache.size > 10_000) cache.clear();
   cache.set(hash, { at: now, ctx });
   return ctx;
@@ -67,13 +74,16 @@ const origins = new Map<string, { at: number; allowed: boolean }>();
 export async function isOriginAllowed(db: Db, origin: string, now = Date.now()): Promise<boolean> {
   const hit = origins.get(origin);
   if (hit && now - hit.at < CACHE_MS) return hit.allowed;
+  const started = generation;
   const allowed = await apiKeys.isOriginAllowedAnywhere(db, origin);
+  if (started !== generation) return allowed;
   if (origins.size > 10_000) origins.clear();
   origins.set(origin, { at: now, allowed });
   return allowed;
 }
 
 export function clearKeyCache(): void {
+  generation++;
   cache.clear();
   origins.clear();
 }
