@@ -122,7 +122,8 @@ export async function upsertEventType(tx: Tx, orgId: string, e: SeedEventType): 
 /**
  * A calendar as the file has it. createdAt and updatedAt, when the file gives them, are stored
  * as given (GET /calendars orders by creation date); otherwise created_at is when seed first
- * wrote the row and updated_at when it last changed it.
+ * wrote the row and updated_at when it last changed it (a NULL updated_at is made created_at by
+ * the insert trigger, migration 067).
  */
 export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<number> {
   return exec(
@@ -130,7 +131,7 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
     `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, calendar_name, provider_email,
         timezone, is_primary, sync_status, last_sync_at, supports_webhooks, created_at, updated_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-             coalesce($14::timestamptz, clock_timestamp()), coalesce($15::timestamptz, $14::timestamptz, clock_timestamp()))
+             coalesce($14::timestamptz, clock_timestamp()), coalesce($15::timestamptz, $14::timestamptz))
      on conflict (id) do update set user_id = excluded.user_id, team_id = excluded.team_id, provider = excluded.provider,
        calendar_id = excluded.calendar_id, calendar_name = excluded.calendar_name,
        provider_email = excluded.provider_email, timezone = excluded.timezone, is_primary = excluded.is_primary,

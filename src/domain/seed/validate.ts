@@ -302,6 +302,7 @@ function calendar(raw: unknown, p: string, teams: Set<string>, members: Map<stri
 function createdAndUpdated(c: Obj, p: string): { createdAt: string | null; updatedAt: string | null } {
   const createdAt = c.createdAt === undefined || c.createdAt === null ? null : instant(c.createdAt, `${p}.createdAt`);
   const updatedAt = c.updatedAt === undefined || c.updatedAt === null ? null : instant(c.updatedAt, `${p}.updatedAt`);
+  if (updatedAt !== null && createdAt === null) fail(`${p}.updatedAt`, 'given without createdAt');
   if (createdAt !== null && updatedAt !== null && Date.parse(updatedAt) < Date.parse(createdAt)) {
     fail(`${p}.updatedAt`, `before createdAt (${createdAt})`);
   }

@@ -42,6 +42,11 @@ it('stores a calendar\'s createdAt and updatedAt as the file gives them; the sam
   await loadSeed(db.pool, validateSeed(seed));
   const fresh = (await db.pool.query(`select created_at, updated_at from calendars where id = 'cal_new_with_date'`)).rows[0];
   assert.deepEqual([fresh.created_at.toISOString(), fresh.updated_at.toISOString()], ['2024-03-03T03:03:03.000Z', '2024-03-03T03:03:03.000Z']);
+  // a new calendar without dates: created and updated at the same instant
+  northwind.calendars.push({ ...second, id: 'cal_new_no_date', calendarId: 'new-cal-2', isPrimary: false, createdAt: undefined });
+  await loadSeed(db.pool, validateSeed(seed));
+  const plain = (await db.pool.query(`select created_at, updated_at from calendars where id = 'cal_new_no_date'`)).rows[0];
+  assert.equal(plain.updated_at.getTime(), plain.created_at.getTime());
   const again = await loadSeed(db.pool, validateSeed(seed));
   assert.equal(again.changes, 0);
 });

@@ -31,6 +31,8 @@ describe('validateSeed: calendars', () => {
     const seed = demoSeed();
     Object.assign(seed.organizations[0].calendars[0], { createdAt: '2026-01-01T00:00:00Z', updatedAt: '2025-12-31T00:00:00Z' });
     assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /^organizations\[0\]\.calendars\[0\]\.updatedAt: before createdAt/.test(e.message));
+    Object.assign(seed.organizations[0].calendars[0], { createdAt: undefined, updatedAt: '2025-12-31T00:00:00Z' });
+    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /calendars\[0\]\.updatedAt: given without createdAt/.test(e.message));
     Object.assign(seed.organizations[0].calendars[0], { createdAt: 'yesterday', updatedAt: undefined });
     assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /calendars\[0\]\.createdAt: not an ISO 8601 date-time/.test(e.message));
   });
