@@ -2,6 +2,7 @@
 // The CLI is TypeScript run by Node's own type stripping; Node 24 is pinned through
 // the `node` package for npm scripts, so an older system Node is refused clearly.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -22,10 +23,16 @@ if (process.features.typescript || process.env.BOOKING_SERVICE_STRIP_TYPES === '
   );
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, () => child.kill(signal));
+  child.on('error', (err) => {
+    console.error(`booking-service: cannot start ${process.execPath}: ${err.message}`);
+    process.exit(1);
+  });
   child.on('exit', (code, signal) => {
     if (signal) {
+      // die of the same signal, as a shell expects; as PID 1 (which ignores it) exit 128 + n
       for (const s of signals) process.removeAllListeners(s);
       process.kill(process.pid, signal);
+      setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 100);
       return;
     }
     process.exit(code ?? 1);
