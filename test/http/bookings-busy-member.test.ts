@@ -109,8 +109,9 @@ describe('COLLECTIVE create while one of its hosts is being booked', () => {
     const [slot] = await slots(t, 'et_planning_session', '2026-12-09T00:00:00Z', '2026-12-10T00:00:00Z');
     assert.ok(slot, 'a collective slot that day');
     const c = await lockMembers([MEMBERS.jonas]);
-    let pending: ReturnType<typeof create>;
+    let pending: ReturnType<typeof create> | undefined;
     let settled = false;
+    let committed = false;
     try {
       await seedBooking(t, { status: 'SCHEDULED', start: slot.start, member: MEMBERS.jonas, db: c });
       pending = create(t, { event_type_id: 'et_planning_session', requested_time: slot.start, attendee: { name: 'Race', email: 'race@example.com' } });
@@ -120,10 +121,14 @@ describe('COLLECTIVE create while one of its hosts is being booked', () => {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(settled, false, 'the create waits for the host');
       await c.query('commit');
+      committed = true;
     } finally {
+      // never hand back a client with its transaction (and the member's lock) still open
+      if (!committed) await c.query('rollback').catch(() => {});
       c.release();
+      if (!committed) await pending?.catch(() => {});
     }
-    const r = await pending;
+    const r = await pending!;
     assert.equal(r.status, 409, r.text);
     assert.equal(r.body.error.type, 'conflict_error');
     assert.equal(r.body.error.code, 'conflict');

@@ -216,11 +216,12 @@ describe('route-booking job (worker running)', () => {
       await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [id]);
       queuedAt = Date.now();
       // a cancel or PATCH holds the row for milliseconds; this one for 150 ms, once the job has run
-      for (let i = 0; i < 100; i++) {
-        const running = (await t.db.pool.query(`select 1 from graphile_worker.jobs where key = $1 and locked_at is not null`, [id])).rowCount;
-        if (running) break;
-        await new Promise((r) => setTimeout(r, 10));
+      let running = 0;
+      for (let i = 0; i < 300 && !running; i++) {
+        running = (await t.db.pool.query(`select 1 from graphile_worker.jobs where key = $1 and locked_at is not null`, [id])).rowCount ?? 0;
+        if (!running) await new Promise((r) => setTimeout(r, 10));
       }
+      assert.ok(running, 'the job started while the row was held');
       await new Promise((r) => setTimeout(r, 150));
     } finally {
       await release(other);
