@@ -2,7 +2,7 @@
  * Webhook delivery: one `worker` process (its own Node process, as in production) delivering
  * booking events to a local HTTPS receiver. Reports events/s with a backlog and with a steady
  * stream, and the latency from the booking change's commit to the first attempt's arrival.
- * `npm run bench -- webhooks`   (WORKER_CONCURRENCY: the service default, 10; WORKER_NODE_ARGS, e.g.
+ * `npm run bench -- webhooks`   (WORKER_CONCURRENCY: the service default, 64; WORKER_NODE_ARGS, e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/prof", is passed to the worker process)
  */
 import type { ChildProcess } from 'node:child_process';

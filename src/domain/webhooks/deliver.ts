@@ -4,6 +4,7 @@ import { transaction } from '../../db/pool.ts';
 import * as deliveries from '../../db/queries/webhook-deliveries.ts';
 import type { OpenedAttempt } from '../../db/queries/webhook-deliveries.ts';
 import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
+import { limit } from '../../jobs/limit.ts';
 import { addJob } from '../../jobs/queue.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
 import { deliveryJobKey, newDeliveryId } from './ids.ts';
@@ -30,13 +31,23 @@ export interface DeliverPayload {
 }
 
 /**
+ * The statements that open attempts (the fan-out's, a retry's) run at most 8 at a time per
+ * process. Each one's foreign-key checks lock its webhook's row, and an organization's events
+ * all go to the same few webhooks: with the worker's 64 slots opening attempts together, the
+ * backends queued on that row's page (multixacts of KEY SHARE locks) and a 2-core machine
+ * drained a backlog at 470-590 events/s; with 8 at a time, 780-860 (BENCHMARKS.md). The HTTP
+ * sends are not limited.
+ */
+export const openingSlot = limit(8);
+
+/**
  * Opens an attempt: its `pending` record is committed before any byte is sent, so a worker that
  * dies mid-attempt leaves a trace the sweeper (sweep.ts) finds and acts on.
  */
 async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<OpenedAttempt | null> {
-  const opened = await deliveries.openAttempt(deps.db, {
+  const opened = await openingSlot(() => deliveries.openAttempt(deps.db, {
     messageId: p.messageId, position: p.position, deliveryId: newDeliveryId(), interruptedError: INTERRUPTED_ERROR,
-  });
+  }));
   if (!opened) return null;
   const { message, target, deliveryId } = opened;
   if (deliveryId) return { message, target, deliveryId };

@@ -3,7 +3,7 @@ import type { MessageRow } from '../../db/queries/webhook-deliveries.ts';
 import { fanOutAndOpen } from '../../db/queries/webhook-deliveries.ts';
 import { addJob } from '../../jobs/queue.ts';
 import type { DeliverDeps } from './deliver.ts';
-import { sendOpenedAttempt } from './deliver.ts';
+import { openingSlot, sendOpenedAttempt } from './deliver.ts';
 import { BROADCAST_EVENTS } from './events.ts';
 import { deliveryJobKey, newDeliveryIdBase, newMessageIdBase } from './ids.ts';
 
@@ -33,7 +33,7 @@ export async function enqueueFirstAttempts(tx: Tx, messages: MessageRow[]): Prom
  * never another subscription's attempt. Returns the number of messages made.
  */
 export async function dispatchEvent(deps: DeliverDeps, eventId: string): Promise<number> {
-  const opened = await fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS]);
+  const opened = await openingSlot(() => fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS]));
   await Promise.all(opened.map((started) => sendOpenedAttempt(deps, 1, started)));
   return opened.length;
 }
