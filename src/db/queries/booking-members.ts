@@ -41,25 +41,3 @@ export async function release(tx: Tx, bookingId: string): Promise<string[]> {
   );
   return released.map((r) => r.member_id);
 }
-
-export interface RoutingStats {
-  member_id: string;
-  booked: number;
-  last_booked_at: Date | null;
-}
-
-/**
- * For round-robin, as SQL over a member id `m.id`, given SQL for the mode and for `start`: the
- * member's bookings (held, or closed as completed / no-show) starting in the period of `start`
- * (its UTC calendar month, as the triggers of migration 060 file them), and when the member
- * was last given a booking. The triggers keep the figures in member_booking_counts, so this
- * reads one row per member and month whatever the number of bookings. Read with the slot's
- * busy time (busyOfMembers), in the same statement.
- */
-export function routingStatsSql(mode: string, start: string): { booked: string; lastBookedAt: string } {
-  return {
-    booked: `coalesce((select c.booked from member_booking_counts c
-                        where c.member_id = m.id and c.mode = ${mode} and c.period_start = date_trunc('month', ${start}, 'UTC')), 0)`,
-    lastBookedAt: `(select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = ${mode})`,
-  };
-}

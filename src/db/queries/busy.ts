@@ -1,6 +1,5 @@
 import type { Db } from '../pool.ts';
 import { rows } from '../pool.ts';
-import { routingStatsSql } from './booking-members.ts';
 
 /**
  * What blocks members' time, for many members in one round trip: active booking holds of one
@@ -16,8 +15,20 @@ export interface BusyRow {
   ends: string | null;
   /** bookings only: the booking start times, for the daily cap */
   booking_starts: string | null;
-  /** stats only (statsAt given): round-robin's figures of the member (routingStatsSql) */
+  /** stats only (statsAt given): round-robin's figures of the member (RoutingStats) */
   booked: number | null;
+  last_booked_at: Date | null;
+}
+
+/**
+ * For round-robin: the member's bookings (held, or closed as completed / no-show) starting in
+ * the period of a start (its UTC calendar month, as the triggers of migration 060 file them in
+ * member_booking_counts, one row per member and month), and when the member was last given a
+ * booking. busyOfMembers reads them with the slot's busy time, in the same statement.
+ */
+export interface RoutingStats {
+  member_id: string;
+  booked: number;
   last_booked_at: Date | null;
 }
 
@@ -25,8 +36,6 @@ export interface BusyRow {
 // group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.
 // date_part (double precision) is much cheaper than extract (numeric).
 const MS = (col: string) => `string_agg(((date_part('epoch', ${col}) * 1000)::bigint)::text, ',')`;
-
-const STATS = routingStatsSql('$2', '$6::timestamptz');
 
 /**
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
@@ -58,7 +67,10 @@ export function busyOfMembers(
       where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
       group by member_id
      union all
-     select m.id, 'stats', null, null, null, ${STATS.booked}, ${STATS.lastBookedAt}
+     select m.id, 'stats', null, null, null,
+            coalesce((select c.booked from member_booking_counts c
+                       where c.member_id = m.id and c.mode = $2 and c.period_start = date_trunc('month', $6::timestamptz, 'UTC')), 0),
+            (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2)
        from unnest($1::uuid[]) as m(id)
       where $6::timestamptz is not null`,
     [memberIds, mode, from, to, excludeBookingId, statsAt],

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
-import type { RoutingStats } from '../../db/queries/booking-members.ts';
+import type { RoutingStats } from '../../db/queries/busy.ts';
 import type { EventTypeRow } from '../../db/queries/event-types.ts';
 import type { MemberRow } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';

@@ -1,4 +1,4 @@
-import type { RoutingStats } from '../../db/queries/booking-members.ts';
+import type { RoutingStats } from '../../db/queries/busy.ts';
 
 export type SchedulingType = 'SOLO' | 'ROUND_ROBIN' | 'COLLECTIVE';
 

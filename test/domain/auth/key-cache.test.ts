@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Db } from '../../../src/db/pool.ts';
-import { authenticate, clearKeyCache } from '../../../src/domain/auth/keys.ts';
+import { authenticate, clearKeyCache, isOriginAllowed } from '../../../src/domain/auth/keys.ts';
 
 const KEY = 'sk_test_cache_generation_key_0000000001';
 const ROW = { id: 'key_1', organization_id: 'org_1', kind: 'secret', mode: 'test', scopes: ['bookings:read'], allowed_origins: null };
@@ -36,6 +36,33 @@ describe('key cache', () => {
     // an undisturbed lookup is cached
     assert.equal(await authenticate(db, KEY), null);
     assert.equal(state.lookups, 2);
+    clearKeyCache();
+  });
+
+  it('the same for origin answers: one read before a clear is not cached', async () => {
+    clearKeyCache();
+    let allowed = false;
+    let reads = 0;
+    let release = () => {};
+    const db = {
+      query: async () => {
+        reads++;
+        const read = allowed;
+        await new Promise<void>((r) => (release = r));
+        return { rows: read ? [{ one: 1 }] : [] };
+      },
+    } as unknown as Db;
+    const first = isOriginAllowed(db, 'https://shop.example');
+    await new Promise((r) => setImmediate(r));
+    clearKeyCache(); // keys create just listed the origin
+    allowed = true;
+    release();
+    assert.equal(await first, false);
+    const second = isOriginAllowed(db, 'https://shop.example');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(reads, 2, 'read again, not taken from the cache');
+    release();
+    assert.equal(await second, true);
     clearKeyCache();
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { BookingStatus } from '../../../src/db/queries/bookings.ts';
+import { policyGuards } from '../../../src/domain/bookings/change.ts';
 import { ValidationError } from '../../../src/domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../../../src/domain/bookings/cursor.ts';
 import { inHostOrder, roundRobinOrder } from '../../../src/domain/bookings/routing.ts';
@@ -119,5 +121,17 @@ describe('routing order', () => {
   });
   it('inHostOrder sorts by the hosts list', () => {
     assert.deepEqual(inHostOrder(['b', 'x', 'a'], [{ id: 'a' }, { id: 'b' }]), ['a', 'b', 'x']);
+  });
+});
+
+describe('cancellation policy', () => {
+  it('guards confirmed meetings and a DRAFT routing will schedule; never a request awaiting confirmation', () => {
+    const cases: [string, boolean, boolean][] = [
+      ['SCHEDULED', false, true], ['RESCHEDULED', false, true], ['DRAFT', false, true],
+      ['DRAFT', true, false], ['PENDING_CONFIRMATION', true, false],
+    ];
+    for (const [status, requires_confirmation, guarded] of cases) {
+      assert.equal(policyGuards({ status: status as BookingStatus, requires_confirmation }), guarded, `${status}, confirmation ${requires_confirmation}`);
+    }
   });
 });
