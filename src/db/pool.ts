@@ -11,11 +11,19 @@ export type Db = pg.Pool | pg.PoolClient;
 /** A client holding an open transaction; repositories that must not run outside one take this. */
 export type Tx = pg.PoolClient;
 
+// Connections are stamped with the generation they were opened in (see isStalePlan).
+let planGeneration = 0;
+const generationOf = new WeakMap<object, number>();
+const isOutdated = (client: object) => (generationOf.get(client) ?? planGeneration) < planGeneration;
+
 export function createPool(connectionString: string, max = 10): Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: 'booking-service' });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    generationOf.set(client, planGeneration);
+  });
   return pool;
 }
 
@@ -36,19 +44,43 @@ export function prepared(sql: string, values: unknown[]): pg.QueryConfig {
   return { name, text: sql, values };
 }
 
+/**
+ * SQLSTATE 0A000 from a prepared statement: a migration changed a table the statement reads
+ * (`select *`, `returning *`), so its cached plan can no longer answer the columns it
+ * announced ("cached plan must not change result type"). The statement stays broken on that
+ * connection, so a process that outlives a migration (a rolling deploy) would fail the
+ * statement at every use. The connection is dropped instead (pg-pool drops one whose query
+ * failed; transaction() below does it for this error), and the next prepares it afresh.
+ */
+export const isStalePlan = (err: unknown) => (err as { code?: unknown } | null)?.code === '0A000';
+
+/** Every connection opened before the failure prepared its statements before the migration too. */
+function staleSeen(): void {
+  planGeneration++;
+}
+
+/** A statement on the pool (no transaction to lose) is tried again, each failure dropping its connection. */
+async function queryPrepared(db: Db, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await db.query(prepared(sql, params));
+    } catch (err) {
+      if (!(db instanceof pg.Pool) || !isStalePlan(err) || tries > (db.options.max ?? 10)) throw err;
+      staleSeen();
+    }
+  }
+}
+
 export async function rows<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
-  const result = await db.query(prepared(sql, params));
-  return result.rows as T[];
+  return (await queryPrepared(db, sql, params)).rows as T[];
 }
 
 export async function one<T>(db: Db, sql: string, params: unknown[] = []): Promise<T | undefined> {
-  const result = await db.query(prepared(sql, params));
-  return result.rows[0] as T | undefined;
+  return (await queryPrepared(db, sql, params)).rows[0] as T | undefined;
 }
 
 export async function exec(db: Db, sql: string, params: unknown[] = []): Promise<number> {
-  const result = await db.query(prepared(sql, params));
-  return result.rowCount ?? 0;
+  return (await queryPrepared(db, sql, params)).rowCount ?? 0;
 }
 
 /**
@@ -90,9 +122,14 @@ export function batchUntilCommit<T>(db: Db, key: symbol, item: T, flush: (tx: Tx
 
 /** Runs fn in a transaction on a dedicated client; commits on success, rolls back on any throw. */
 export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, isolation?: 'serializable' | 'repeatable read'): Promise<T> {
-  const client = await pool.connect();
+  let client = await pool.connect();
+  while (isOutdated(client)) {
+    client.release(true);
+    client = await pool.connect();
+  }
   const batches = new Map<symbol, Batch>();
   open.set(client, batches);
+  let failure: unknown;
   try {
     await client.query(isolation ? `begin isolation level ${isolation}` : 'begin');
     const result = await fn(client);
@@ -100,10 +137,13 @@ export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, iso
     await client.query('commit');
     return result;
   } catch (err) {
+    failure = err;
+    if (isStalePlan(err)) staleSeen();
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
     open.delete(client);
-    client.release();
+    // a stale prepared statement would fail on this connection for good: drop it (isStalePlan)
+    client.release(isStalePlan(failure) ? (failure as Error) : undefined);
   }
 }

@@ -1,3 +1,4 @@
+import { isStalePlan } from '../../db/pool.ts';
 import { Conflict } from '../errors.ts';
 
 export function sqlState(err: unknown): string | undefined {
@@ -6,8 +7,11 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const isUniqueViolation = (err: unknown) => sqlState(err) === '23505';
-/** Deadlock or serialization failure: nothing was written, the whole transaction may be retried. */
-const isRetryable = (err: unknown) => sqlState(err) === '40P01' || sqlState(err) === '40001';
+/**
+ * Deadlock, serialization failure, or a prepared statement gone stale under a migration (its
+ * connection was dropped): nothing was written, the whole transaction may be retried.
+ */
+const isRetryable = (err: unknown) => sqlState(err) === '40P01' || sqlState(err) === '40001' || isStalePlan(err);
 /** Another change held the booking's lock past lock_timeout. */
 const isLockTimeout = (err: unknown) => sqlState(err) === '55P03';
 
