@@ -8,7 +8,7 @@ import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installAuth } from './plugins/auth.ts';
-import { installIdempotency } from './plugins/idempotency.ts';
+import { documentIdempotencyKey, installIdempotency } from './plugins/idempotency.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
 import { installBodyParsers, installValidation } from './plugins/validation.ts';
@@ -71,6 +71,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       },
       security: [{ bearer: [] }, { serviceApiKey: [] }, { legacyApiKey: [] }],
     },
+    transformObject: (doc) => ('openapiObject' in doc ? documentIdempotencyKey(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 

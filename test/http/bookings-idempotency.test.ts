@@ -82,6 +82,29 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal((await keyed('fail-2', introBody('2026-12-03T10:00:00Z'))).status, 201);
   });
 
+  it('keys are per team (api-spec Limits): the same key is a new request on another team of the organization', async () => {
+    const advisors = introBody('2026-12-08T10:00:00Z');
+    const support = { event_type_id: 'et_onboarding', requested_time: '2026-12-08T15:00:00Z', attendee: { name: 'S', email: 's@example.com' } };
+    const a = await keyed('team-1', advisors);
+    assert.equal(a.status, 201, a.text);
+    const s = await keyed('team-1', support);
+    assert.equal(s.status, 201, s.text);
+    assert.notEqual(s.body.booking.id, a.body.booking.id);
+    assert.equal((await keyed('team-1', advisors)).body.booking.id, a.body.booking.id, 'each team replays its own answer');
+    assert.equal((await keyed('team-1', support)).body.booking.id, s.body.booking.id);
+    // within one team the key is one request: another event type of team_advisors is a reuse
+    const planning = await keyed('team-1', { event_type_id: 'et_planning_session', requested_time: '2026-12-08T11:00:00Z', attendee: { name: 'P', email: 'p@example.com' } });
+    assert.equal(planning.status, 422, planning.text);
+    assert.equal(planning.body.error.code, 'idempotency_key_reused');
+    // a new event type is scoped to the team in its body
+    const newType = (team: string) =>
+      t.request('POST', '/v1/event-types', { key: KEYS.secret, headers: { 'idempotency-key': 'team-2' }, body: { team_id: team, name: `Keyed ${team}`, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } } });
+    assert.equal((await newType('team_advisors')).status, 201);
+    const other = await newType('team_support');
+    assert.equal(other.status, 201, other.text);
+    assert.equal(other.body.event_type.team_id, 'team_support');
+  });
+
   it('keys are per organization and mode', async () => {
     const body = introBody('2026-12-07T10:00:00Z');
     assert.equal((await keyed('scope-1', body)).status, 201);

@@ -35,6 +35,20 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(missing, [], 'every route of the access table is implemented and documented');
   });
 
+  it('lists the Idempotency-Key header on every POST and DELETE (decisions §4), and on no GET', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    let keyed = 0;
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const has = (op.parameters ?? []).some((x) => x.in === 'header' && x.name === 'Idempotency-Key');
+        assert.equal(has, method === 'post' || method === 'delete', `${method} ${p}`);
+        if (has) keyed++;
+      }
+    }
+    assert.ok(doc.paths['/v1/bookings'].post.parameters.some((x: { name: string }) => x.name === 'Idempotency-Key'));
+    assert.ok(keyed >= 10, `${keyed} keyed operations`);
+  });
+
   it('marks the keyless routes as needing no key (regression: health showed the global key requirement)', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     for (const path of ['/healthz', '/readyz', '/v1/freebusy/{userId}']) assert.deepEqual(doc.paths[path].get.security, [], path);

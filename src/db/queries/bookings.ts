@@ -56,6 +56,17 @@ export async function findById(db: Db, organizationId: string, mode: string, id:
   return row && row.organization_id === organizationId && row.mode === mode ? row : undefined;
 }
 
+/** The team of a booking's event type, if the booking is the organization's in this mode. */
+export async function teamOf(db: Db, organizationId: string, mode: string, id: string): Promise<string | undefined> {
+  const row = await one<{ team_id: string }>(
+    db,
+    `select et.team_id from bookings b join event_types et on et.id = b.event_type_id
+      where b.id = $1 and b.organization_id = $2 and b.mode = $3`,
+    [id, organizationId, mode],
+  );
+  return row?.team_id;
+}
+
 export function findByExternalId(db: Db, organizationId: string, mode: string, externalId: string): Promise<BookingRow | undefined> {
   return one<BookingRow>(db, 'select * from bookings where external_id = $1 and organization_id = $2 and mode = $3', [
     externalId,

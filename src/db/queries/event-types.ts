@@ -147,6 +147,11 @@ export async function replaceCustomFields(db: Db, eventTypeId: string, fields: r
   }
 }
 
+/** The team of an event type of the organization (deleted or not), if there is one. */
+export async function teamOf(db: Db, organizationId: string, id: string): Promise<string | undefined> {
+  return (await one<{ team_id: string }>(db, 'select team_id from event_types where id = $1 and organization_id = $2', [id, organizationId]))?.team_id;
+}
+
 export async function teamInOrganization(db: Db, organizationId: string, teamId: string): Promise<boolean> {
   const row = await one<{ id: string }>(db, 'select id from teams where id = $1 and organization_id = $2', [teamId, organizationId]);
   return row !== undefined;

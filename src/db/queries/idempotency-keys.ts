@@ -13,17 +13,22 @@ export interface IdempotencyRow {
 export interface IdemKey {
   organizationId: string;
   mode: string;
+  /** The team the request acts on; '' for requests about no one team (migration 068). */
+  teamId: string;
   key: string;
 }
+
+const KEY = 'organization_id = $1 and mode = $2 and team_id = $3 and key = $4';
+const keyParams = (k: IdemKey) => [k.organizationId, k.mode, k.teamId, k.key];
 
 /** Claims the key for a new request; false when a record already exists. */
 export async function claim(db: Db, k: IdemKey, hash: string, lockSeconds: number): Promise<boolean> {
   const n = await exec(
     db,
-    `insert into idempotency_keys (organization_id, mode, key, request_hash, state, locked_until)
-     values ($1, $2, $3, $4, 'running', now() + make_interval(secs => $5))
+    `insert into idempotency_keys (organization_id, mode, team_id, key, request_hash, state, locked_until)
+     values ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
      on conflict do nothing`,
-    [k.organizationId, k.mode, k.key, hash, lockSeconds],
+    [...keyParams(k), hash, lockSeconds],
   );
   return n === 1;
 }
@@ -34,8 +39,8 @@ export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
     `select request_hash, state, response_status, response_body,
             created_at < now() - interval '24 hours' as expired,
             coalesce(locked_until < now(), true) as lock_expired
-       from idempotency_keys where organization_id = $1 and mode = $2 and key = $3`,
-    [k.organizationId, k.mode, k.key],
+       from idempotency_keys where ${KEY}`,
+    keyParams(k),
   );
 }
 
@@ -43,11 +48,11 @@ export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
 export async function reclaim(db: Db, k: IdemKey, hash: string, lockSeconds: number): Promise<boolean> {
   const n = await exec(
     db,
-    `update idempotency_keys set request_hash = $4, state = 'running', response_status = null,
-            response_body = null, created_at = now(), locked_until = now() + make_interval(secs => $5)
-      where organization_id = $1 and mode = $2 and key = $3
+    `update idempotency_keys set request_hash = $5, state = 'running', response_status = null,
+            response_body = null, created_at = now(), locked_until = now() + make_interval(secs => $6)
+      where ${KEY}
         and (created_at < now() - interval '24 hours' or (state = 'running' and locked_until < now()))`,
-    [k.organizationId, k.mode, k.key, hash, lockSeconds],
+    [...keyParams(k), hash, lockSeconds],
   );
   return n === 1;
 }
@@ -55,18 +60,14 @@ export async function reclaim(db: Db, k: IdemKey, hash: string, lockSeconds: num
 export async function complete(db: Db, k: IdemKey, status: number, body: unknown): Promise<void> {
   await exec(
     db,
-    `update idempotency_keys set state = 'done', response_status = $4, response_body = $5, locked_until = null
-      where organization_id = $1 and mode = $2 and key = $3`,
-    [k.organizationId, k.mode, k.key, status, JSON.stringify(body)],
+    `update idempotency_keys set state = 'done', response_status = $5, response_body = $6, locked_until = null
+      where ${KEY}`,
+    [...keyParams(k), status, JSON.stringify(body)],
   );
 }
 
 export async function release(db: Db, k: IdemKey): Promise<void> {
-  await exec(db, `delete from idempotency_keys where organization_id = $1 and mode = $2 and key = $3 and state = 'running'`, [
-    k.organizationId,
-    k.mode,
-    k.key,
-  ]);
+  await exec(db, `delete from idempotency_keys where ${KEY} and state = 'running'`, keyParams(k));
 }
 
 export function purgeOlderThan24h(db: Db): Promise<number> {
