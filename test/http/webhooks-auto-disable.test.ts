@@ -50,13 +50,15 @@ describe('auto-disable', () => {
     await new Promise((r) => setTimeout(r, 800));
     assert.equal(rx.on('/down').length, 10);
 
-    // a test event still goes out (to check a fix) and leaves the count alone
+    // a test event still goes out (to check a fix); its success ends the streak, as any success
+    // does (decisions §5), but re-enabling stays the owner's call
     failing = false;
     assert.equal((await t.request('POST', `/v1/webhooks/${hook.id}/test`, { key: KEYS.secret })).status, 200);
     const [, , , , , , , , , , ping] = await rx.waitFor(11, { path: '/down' });
     assert.equal(verifyDelivery(hook.secret, ping!).test, true);
     await until(async () => (await stats(hook.id)).succeeded === 1, 5000, 'the test recorded');
-    assert.equal((await stats(hook.id)).consecutive_failures, 10);
+    assert.equal((await stats(hook.id)).consecutive_failures, 0);
+    assert.equal((await stats(hook.id)).is_active, false);
 
     const enabled = await t.request('PATCH', `/v1/webhooks/${hook.id}`, { key: KEYS.secret, body: { is_active: true } });
     assert.equal(enabled.status, 200);
@@ -90,5 +92,21 @@ describe('auto-disable', () => {
     }, 10_000, 'disabled');
     assert.ok(w.failure_reason);
     assert.equal(rx.on('/streak').length, 3, 'one attempt of the second event made the tenth failure');
+  });
+
+  it('a test delivery counts like any attempt: a failure adds to the streak (no retry), a success ends it', async () => {
+    let status = 503;
+    rx.reply = (_r, path) => (path === '/probe' ? { status } : { status: 200 });
+    const hook = (await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}/probe`, events: ['BOOKING_NO_SHOW'] } })).body.webhook;
+    assert.equal((await t.request('POST', `/v1/webhooks/${hook.id}/test`, { key: KEYS.secret })).status, 200);
+    await until(async () => (await stats(hook.id)).failed === 1, 5000, 'the failed test recorded');
+    assert.equal((await stats(hook.id)).consecutive_failures, 1);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(rx.on('/probe').length, 1, 'a test is one attempt');
+    status = 200;
+    await t.db.pool.query('update webhooks set last_test_at = null where id = $1', [hook.id]); // past the 1-per-minute limit
+    assert.equal((await t.request('POST', `/v1/webhooks/${hook.id}/test`, { key: KEYS.secret })).status, 200);
+    await until(async () => (await stats(hook.id)).succeeded === 1, 5000, 'the test success recorded');
+    assert.equal((await stats(hook.id)).consecutive_failures, 0);
   });
 });

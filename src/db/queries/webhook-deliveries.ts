@@ -165,7 +165,6 @@ export interface SuccessRecord {
   messageId: string;
   position: number;
   webhookId: string;
-  isTest: boolean;
   responseStatus: number;
   durationMs: number;
 }
@@ -173,15 +172,15 @@ export interface SuccessRecord {
 /**
  * The hot path of successful attempts, any number in one statement (one round trip, atomic):
  * each record, its message (only if that attempt's job still owns the message's current
- * position) and its webhook's failure streak (not for test events). Returns, in input order,
+ * position) and its webhook's failure streak (test events' too). Returns, in input order,
  * whether each attempt owned its message (false: it had moved on, so only the record was written).
  */
 export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boolean[]> {
   const owned = await rows<{ owned: boolean }>(
     db,
     `with i as (
-       select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::boolean[], $6::int[], $7::int[])
-         with ordinality as t(delivery_id, message_id, position, webhook_id, is_test, response_status, duration_ms, n)
+       select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[])
+         with ordinality as t(delivery_id, message_id, position, webhook_id, response_status, duration_ms, n)
      ), m as (
        update webhook_messages wm set status = 'succeeded' from i
        where wm.id = i.message_id and wm.status = 'pending' and wm.next_position = i.position returning wm.id
@@ -190,11 +189,11 @@ export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boole
        from i where wd.id = i.delivery_id returning wd.id
      ), w as (
        update webhooks set consecutive_failures = 0
-       where consecutive_failures <> 0 and id in (select i.webhook_id from i join m on m.id = i.message_id where not i.is_test) returning id
+       where consecutive_failures <> 0 and id in (select i.webhook_id from i join m on m.id = i.message_id) returning id
      )
      select exists (select 1 from m where m.id = i.message_id) as owned from i order by i.n`,
     [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
-      a.map((r) => r.isTest), a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
+      a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
   );
   return owned.map((r) => r.owned);
 }

@@ -71,11 +71,9 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
       await finish(null);
       return;
     }
-    let stillActive = true;
-    if (!message.is_test) {
-      const reason = `disabled after ${AUTO_DISABLE_AFTER} consecutive failed delivery attempts; last error: ${outcome.error ?? 'unknown'}`;
-      stillActive = (await recordAttemptFailure(tx, target.id, AUTO_DISABLE_AFTER, reason.slice(0, 500)))?.is_active ?? false;
-    }
+    // a test attempt counts too (decisions §5: failed attempts count across events, any success resets)
+    const reason = `disabled after ${AUTO_DISABLE_AFTER} consecutive failed delivery attempts; last error: ${outcome.error ?? 'unknown'}`;
+    const stillActive = (await recordAttemptFailure(tx, target.id, AUTO_DISABLE_AFTER, reason.slice(0, 500)))?.is_active ?? false;
     const next = message.is_test || !stillActive ? null : nextAttemptAt(deps.config.webhookRetrySchedule, p.position, deps.now());
     await finish(next);
     if (next) {
@@ -119,7 +117,7 @@ export async function sendOpenedAttempt(deps: DeliverDeps, position: number, sta
   const p = { messageId: message.id, position };
   if (!outcome.ok) return closeFailedAttempt(deps, p, started, outcome);
   await recordSuccess(deps.db, {
-    deliveryId: started.deliveryId, messageId: message.id, position, webhookId: target.id, isTest: message.is_test,
+    deliveryId: started.deliveryId, messageId: message.id, position, webhookId: target.id,
     responseStatus: outcome.responseStatus ?? 200, durationMs: outcome.durationMs,
   });
 }

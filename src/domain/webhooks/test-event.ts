@@ -37,8 +37,9 @@ export function sampleBooking(now: Date, mode: 'test' | 'live') {
 /**
  * POST /webhooks/{id}/test: queues one BOOKING_CREATED delivery marked `"test": true` with sample
  * data. Once a minute per webhook, decided by a conditional update in the database so every
- * process agrees. One attempt, no retries, and the outcome does not touch the failure count, so
- * it may be used on a disabled webhook to check a fix before re-enabling it.
+ * process agrees. One attempt, no retries; it also goes to a disabled webhook, to check a fix
+ * before re-enabling it. Its outcome counts like any attempt's (decisions §5): a failure adds to
+ * the streak, a success ends it (a disabled webhook stays disabled until PATCH re-enables it).
  */
 export async function sendTestEvent(db: Pool, scope: Scope, id: string, now: Date) {
   return transaction(db, async (tx) => {

@@ -93,8 +93,8 @@ describe('recordSuccesses', () => {
       await db.pool.query(`insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status) values ($1, $2, $3, $4, 'BOOKING_CREATED', 1, 'pending')`, [`whd_t${i}`, id, w.id, `evt_t${i}`]);
     }
     const owned = await recordSuccesses(db.pool, [
-      { deliveryId: 'whd_t0', messageId: 'msg_t1', position: 1, webhookId: w.id, isTest: false, responseStatus: 204, durationMs: 5 },
-      { deliveryId: 'whd_t1', messageId: 'msg_t2', position: 2, webhookId: w.id, isTest: false, responseStatus: 200, durationMs: 7 }, // stale position
+      { deliveryId: 'whd_t0', messageId: 'msg_t1', position: 1, webhookId: w.id, responseStatus: 204, durationMs: 5 },
+      { deliveryId: 'whd_t1', messageId: 'msg_t2', position: 2, webhookId: w.id, responseStatus: 200, durationMs: 7 }, // stale position
     ]);
     assert.deepEqual(owned, [true, false]);
     const msgs = (await db.pool.query(`select id, status from webhook_messages where id = any($1) order by id`, [ids])).rows;
