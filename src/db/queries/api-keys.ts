@@ -37,9 +37,10 @@ export async function upsertKey(db: Db, k: NewApiKey): Promise<'inserted' | 'upd
     `insert into api_keys (id, organization_id, name, key_hash, key_prefix, kind, mode, scopes, allowed_origins)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      on conflict (key_hash) do update set name = excluded.name, scopes = excluded.scopes,
-       allowed_origins = excluded.allowed_origins, organization_id = excluded.organization_id
-     where (api_keys.name, api_keys.scopes, api_keys.allowed_origins, api_keys.organization_id)
-       is distinct from (excluded.name, excluded.scopes, excluded.allowed_origins, excluded.organization_id)
+       allowed_origins = excluded.allowed_origins
+     where api_keys.organization_id = excluded.organization_id
+       and (api_keys.name, api_keys.scopes, api_keys.allowed_origins)
+           is distinct from (excluded.name, excluded.scopes, excluded.allowed_origins)
      returning (xmax = 0) as inserted`,
     [k.id, k.organizationId, k.name, k.hash, k.prefix, k.kind, k.mode, k.scopes, k.allowedOrigins],
   );

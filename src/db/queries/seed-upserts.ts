@@ -158,6 +158,12 @@ export async function foreignIds(tx: Tx, table: 'teams' | 'members' | 'event_typ
   return found.map((r) => r.id);
 }
 
+/** Hashes of API keys that exist already under another organization. */
+export async function foreignKeyHashes(tx: Tx, orgId: string, hashes: string[]): Promise<string[]> {
+  const found = await rows<{ key_hash: string }>(tx, 'select key_hash from api_keys where key_hash = any($1) and organization_id <> $2', [hashes, orgId]);
+  return found.map((r) => r.key_hash);
+}
+
 /** Marks the organization's configuration as changed (see migration 050). */
 export async function bumpScheduleVersion(tx: Tx, organizationId: string): Promise<void> {
   await exec(tx, 'update organizations set schedule_version = schedule_version + 1 where id = $1', [organizationId]);

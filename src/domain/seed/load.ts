@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Pool } from '../../db/pool.ts';
+import type { Pool, Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import { announceConfigChange } from '../../db/config-changes.ts';
 import { upsertKey } from '../../db/queries/api-keys.ts';
@@ -39,12 +39,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
     let n = 0;
     for (const [oi, org] of seed.organizations.entries()) {
       const p = `organizations[${oi}]`;
-      const clash =
-        (await up.foreignIds(tx, 'teams', org.id, org.teams.map((t) => t.id)))[0] ??
-        (await up.foreignIds(tx, 'members', org.id, org.members.map((m) => m.id)))[0] ??
-        (await up.foreignIds(tx, 'event_types', org.id, org.event_types.map((e) => e.id)))[0] ??
-        (await up.foreignIds(tx, 'calendars', org.id, org.calendars.map((c) => c.id)))[0];
-      if (clash) throw new SeedError(`${p}: id "${clash}" already belongs to another organization`);
+      await refuseForeignRows(tx, p, org);
       const before = n;
       n += await up.upsertOrganization(tx, org);
       for (const team of org.teams) n += await up.upsertTeam(tx, org.id, team);
@@ -72,6 +67,31 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
     return n;
   });
   return { changes, file: seed };
+}
+
+/**
+ * Seeding updates by id, within one organization: a row (or an API key) of another
+ * organization is never moved, since that would hand it, and what it sees, to this one.
+ * The message names the bad value's path (decisions §2); a key's secret is never echoed.
+ */
+async function refuseForeignRows(tx: Tx, p: string, org: SeedFile['organizations'][number]): Promise<void> {
+  const lists = [
+    ['teams', org.teams.map((t) => t.id)],
+    ['members', org.members.map((m) => m.id)],
+    ['event_types', org.event_types.map((e) => e.id)],
+    ['calendars', org.calendars.map((c) => c.id)],
+  ] as const;
+  for (const [table, ids] of lists) {
+    const clash = (await up.foreignIds(tx, table, org.id, [...ids]))[0];
+    if (clash !== undefined) {
+      throw new SeedError(`${p}.${table}[${ids.indexOf(clash)}].id: "${clash}" already belongs to another organization`);
+    }
+  }
+  const hashes = org.api_keys.map((k) => hashKey(k.key));
+  const taken = (await up.foreignKeyHashes(tx, org.id, hashes))[0];
+  if (taken !== undefined) {
+    throw new SeedError(`${p}.api_keys[${hashes.indexOf(taken)}].key: this key already belongs to another organization`);
+  }
 }
 
 export async function isEmpty(pool: Pool): Promise<boolean> {

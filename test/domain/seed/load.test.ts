@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { hashKey } from '../../../src/domain/auth/keys.ts';
 import { loadSeed } from '../../../src/domain/seed/load.ts';
 import { SeedError, validateSeed } from '../../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../../helpers/db.ts';
@@ -13,15 +14,41 @@ before(async () => {
 });
 after(() => db.drop());
 
-it('refuses, naming the organization, a team id that belongs to another organization', async () => {
-  // a later file with only the other organization, which now names a team of the first
+/** A later file with only the other organization (Globex), changed by `edit`. */
+function globexOnly(edit: (org: ReturnType<typeof testSeed>['organizations'][number]) => void) {
   const seed = testSeed();
   seed.organizations = seed.organizations.filter((o: { id: string }) => o.id === 'org_globex');
-  seed.organizations[0].teams.push({ id: 'team_advisors', name: 'Taken' });
-  await assert.rejects(loadSeed(db.pool, validateSeed(seed)), (e: Error) =>
-    e instanceof SeedError && /^organizations\[0\]: id "team_advisors" already belongs to another organization/.test(e.message));
+  edit(seed.organizations[0]);
+  return validateSeed(seed);
+}
+
+it('refuses, naming the path, a team id that belongs to another organization', async () => {
+  const seed = globexOnly((org) => org.teams.push({ id: 'team_advisors', name: 'Taken' }));
+  const at = `organizations[0].teams[${seed.organizations[0].teams.length - 1}].id`;
+  await assert.rejects(loadSeed(db.pool, seed), (e: Error) =>
+    e instanceof SeedError && e.message.startsWith(`${at}: "team_advisors" already belongs to another organization`));
   const owner = await db.pool.query(`select organization_id from teams where id = 'team_advisors'`);
   assert.equal(owner.rows[0].organization_id, 'org_northwind');
+});
+
+it('refuses, naming the path, a member id of another organization', async () => {
+  const seed = globexOnly((org) => {
+    org.calendars = [];
+    org.members[0].id = '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01';
+  });
+  await assert.rejects(loadSeed(db.pool, seed), (e: Error) =>
+    e instanceof SeedError && e.message.startsWith('organizations[0].members[0].id: "3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01" already belongs'));
+});
+
+it('never moves an API key to another organization: the file is refused, naming the path, not the secret', async () => {
+  const stolen = 'sk_test_northwind_demo_server_key_0001';
+  const seed = globexOnly((org) => org.api_keys.push({ key: stolen, name: 'Mine now', scopes: ['bookings:read'] }));
+  const at = `organizations[0].api_keys[${seed.organizations[0].api_keys.length - 1}].key`;
+  await assert.rejects(loadSeed(db.pool, seed), (e: Error) =>
+    e instanceof SeedError && e.message.startsWith(`${at}: this key already belongs to another organization`) && !e.message.includes(stolen));
+  const key = await db.pool.query(`select organization_id, name from api_keys where key_hash = $1`, [hashKey(stolen)]);
+  assert.deepEqual(key.rows.map((r) => r.organization_id), ['org_northwind']);
+  assert.notEqual(key.rows[0].name, 'Mine now');
 });
 
 it('stores a calendar\'s createdAt and updatedAt as the file gives them; the same file again changes nothing', async () => {
