@@ -11,7 +11,7 @@ import { createKey } from './domain/auth/create-key.ts';
 import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
-import { isEmpty, loadSeed, readSeedFile } from './domain/seed/load.ts';
+import { isEmpty, loadSeed, organizationsPresent, readSeedFile } from './domain/seed/load.ts';
 import { SeedError } from './domain/seed/validate.ts';
 import { createRateLimitStore } from './http/rate-limit-store-factory.ts';
 import { buildServer } from './http/server.ts';
@@ -115,7 +115,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
       const address = await app.listen({ port: config.port, host: config.host });
       const base = config.publicUrl ?? address;
-      if (opts.demo) printDemo(base);
+      if (opts.demo) printDemo(base, await organizationsPresent(db.pool, readSeedFile(DEMO_FILE).organizations.map((o) => o.id)));
       log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
     } else {
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'worker ready');
@@ -130,13 +130,15 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   }
 }
 
-function printDemo(base: string): void {
-  const seed = readSeedFile(DEMO_FILE);
-  const lines = ['', 'Demo data is loaded. API keys (from fixtures/demo.json):'];
-  for (const org of seed.organizations) {
-    for (const k of org.api_keys) lines.push(`  ${k.key}   ${k.name} (${org.name})`);
-  }
-  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${seed.organizations[0]?.api_keys[0]?.key ?? 'KEY'}" ${base}/v1/event-types`, '');
+/** The demo's keys, only those whose organization this database holds (it may hold other data instead). */
+function printDemo(base: string, present: ReadonlySet<string>): void {
+  const orgs = readSeedFile(DEMO_FILE).organizations.filter((o) => present.has(o.id));
+  const keys = orgs.flatMap((org) => org.api_keys.map((k) => `  ${k.key}   ${k.name} (${org.name})`));
+  const lines = keys.length > 0
+    ? ['', 'Demo data is loaded. API keys (from fixtures/demo.json):', ...keys]
+    : ['', 'The database already holds other data, so the demo was not loaded. Create a key with: booking-service keys create --org <id>'];
+  const tryKey = orgs[0]?.api_keys[0]?.key ?? 'KEY';
+  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${tryKey}" ${base}/v1/event-types`, '');
   console.log(lines.join('\n'));
 }
 
@@ -144,6 +146,12 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') usage('main');
   if (rest.includes('--help') || rest.includes('-h')) usage(command);
+  // `seed` takes one FILE, `keys` its own options; the others take no argument
+  const extra = command === 'keys' ? [] : rest.slice(command === 'seed' ? 1 : 0);
+  if (extra.length > 0 && command in HELP) {
+    console.error(`${command}: unexpected argument "${extra[0]}"\n`);
+    usage(command, 2);
+  }
   const config = loadConfig();
 
   switch (command) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 
 /** Raised for bad environment variables; the message has one line per bad value; the CLI prints it and exits 78. */
@@ -34,6 +35,16 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/** An address to listen on: an IP address or a host name (checked at start, not when listening fails). */
+function host(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name];
+  if (!value) return fallback;
+  if (net.isIP(value) || (value.length <= 253 && value.split('.').every((l) => LABEL.test(l)))) return value;
+  throw new ConfigError(`${name}: must be an IP address or a host name, got "${value}"`);
+}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -117,7 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: check(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     port: check(() => int(env, 'PORT', 3000, 0, 65535), 3000),
-    host: env.HOST || '127.0.0.1',
+    host: check(() => host(env, 'HOST', '127.0.0.1'), '127.0.0.1'),
     redisUrl: check(() => url(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined),
     smtpUrl: check(() => url(env, 'SMTP_URL', ['smtp:', 'smtps:']), undefined),
     mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking-service.local>',

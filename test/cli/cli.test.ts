@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { runCli, startCli } from '../helpers/cli.ts';
-import { demoSeed } from '../helpers/fixtures.ts';
+import { demoSeed, testSeed } from '../helpers/fixtures.ts';
 
 let db: TestDatabase;
 let dir: string;
@@ -199,6 +199,7 @@ describe('booking-service CLI', () => {
       [{ WEBHOOK_RETRY_SCHEDULE: 'x', DATABASE_URL: db.url }, /^WEBHOOK_RETRY_SCHEDULE: expected comma-separated seconds/],
       [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_ENV: 'production', DATABASE_URL: db.url }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production$/],
       [{ SMTP_URL: 'not a url', DATABASE_URL: db.url }, /^SMTP_URL: not a valid URL$/],
+      [{ HOST: 'not a host', DATABASE_URL: db.url }, /^HOST: must be an IP address or a host name, got "not a host"$/],
     ];
     for (const [env, message] of cases) {
       const result = await runCli(['serve'], env);
@@ -271,5 +272,32 @@ describe('booking-service CLI', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /unknown command "frobnicate"/);
     assert.match(result.stderr, /seed FILE/);
+  });
+
+  it('start on a database that holds other data loads no demo and prints no demo key', async () => {
+    const other = await createTestDatabase();
+    try {
+      const seed = testSeed();
+      seed.organizations = seed.organizations.filter((o: { id: string }) => o.id === 'org_globex');
+      const file = writeSeed('globex-only.json', seed);
+      assert.equal((await runCli(['seed', file], { DATABASE_URL: other.url })).code, 0);
+      const port = await freePort();
+      const proc = startCli(['start'], { DATABASE_URL: other.url, PORT: String(port), LOG_LEVEL: 'info' }, /booking service ready/, 90_000);
+      const output = await proc.started;
+      proc.child.kill('SIGTERM');
+      assert.equal(await proc.exited, 0);
+      assert.doesNotMatch(output, /sk_test_northwind|Demo data is loaded/);
+      assert.match(output, /already holds other data, so the demo was not loaded/);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('an unexpected argument exits 2 naming it, before touching the database', async () => {
+    for (const [args, name] of [[['seed', 'a.json', 'b.json'], 'b.json'], [['migrate', 'now'], 'now'], [['serve', 'x'], 'x']] as const) {
+      const result = await runCli([...args], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nope' });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`^${args[0]}: unexpected argument "${name}"`, 'm'));
+    }
   });
 });

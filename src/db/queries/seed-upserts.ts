@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from '../pool.ts';
-import { exec, rows } from '../pool.ts';
+import type { Db, Tx } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
 import type { SeedCalendar, SeedEventType, SeedMember, SeedOrganization } from '../../domain/seed/validate.ts';
 
 /**
@@ -156,6 +156,14 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
 export async function foreignIds(tx: Tx, table: 'teams' | 'members' | 'event_types' | 'calendars', orgId: string, ids: string[]): Promise<string[]> {
   const found = await rows<{ id: string }>(tx, `select id::text from ${table} where id::text = any($1) and organization_id <> $2`, [ids, orgId]);
   return found.map((r) => r.id);
+}
+
+export async function noOrganizations(db: Db): Promise<boolean> {
+  return (await one<{ empty: boolean }>(db, 'select not exists (select 1 from organizations) as empty'))?.empty ?? true;
+}
+
+export async function existingOrganizations(db: Db, ids: string[]): Promise<string[]> {
+  return (await rows<{ id: string }>(db, 'select id from organizations where id = any($1)', [ids])).map((r) => r.id);
 }
 
 /** Hashes of API keys that exist already under another organization. */

@@ -94,7 +94,11 @@ async function refuseForeignRows(tx: Tx, p: string, org: SeedFile['organizations
   }
 }
 
-export async function isEmpty(pool: Pool): Promise<boolean> {
-  const r = await pool.query('select not exists (select 1 from organizations) as empty');
-  return r.rows[0].empty as boolean;
+export function isEmpty(pool: Pool): Promise<boolean> {
+  return up.noOrganizations(pool);
+}
+
+/** Which of these organizations the database holds. */
+export async function organizationsPresent(pool: Pool, ids: string[]): Promise<Set<string>> {
+  return new Set(await up.existingOrganizations(pool, ids));
 }
