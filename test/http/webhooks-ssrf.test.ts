@@ -114,6 +114,25 @@ describe('delivery checks the address again at every attempt', () => {
     await t.request('DELETE', `/v1/webhooks/${res.body.webhook.id}`, { key: KEYS.secret });
   });
 
+  it('re-enabling applies the URL rules again, to the stored URL as well', async () => {
+    const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://hooks.example.com/again', events: ['BOOKING_NO_SHOW'] } });
+    const id = res.body.webhook.id;
+    // saved while the rules were lifted, then disabled
+    await t.db.pool.query('update webhooks set url = $2, is_active = false where id = $1', [id, `${rx.origin}/again`]);
+    const refused = await t.request('PATCH', `/v1/webhooks/${id}`, { key: KEYS.secret, body: { is_active: true } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.type, 'invalid_request_error');
+    assert.match(refused.body.error.message, /loopback/);
+    assert.equal((await t.request('GET', `/v1/webhooks/${id}`, { key: KEYS.secret })).body.webhook.is_active, false);
+    // with a URL that passes, it is re-enabled
+    const fixed = await t.request('PATCH', `/v1/webhooks/${id}`, { key: KEYS.secret, body: { is_active: true, url: 'https://hooks.example.com/again' } });
+    assert.equal(fixed.status, 200, fixed.text);
+    assert.equal(fixed.body.webhook.is_active, true);
+    // other changes to a webhook whose stored URL broke the rules are not blocked by it
+    await t.db.pool.query('update webhooks set url = $2 where id = $1', [id, `${rx.origin}/again`]);
+    assert.equal((await t.request('PATCH', `/v1/webhooks/${id}`, { key: KEYS.secret, body: { description: 'still editable' } })).status, 200);
+  });
+
   it('refuses a stored literal private address at delivery', async () => {
     const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `https://hooks.example.com/literal`, events: ['BOOKING_NO_SHOW'] } });
     // as if it had been saved while the rules were lifted

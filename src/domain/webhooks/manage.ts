@@ -82,7 +82,7 @@ export async function getWebhook(db: Db, scope: Scope, id: string) {
 export async function updateWebhook(db: Pool, scope: Scope, id: string, input: UpdateWebhookInput, config: Config, now: Date) {
   // Read first so that an unknown id is 404 even when the body would be a 400; the update
   // below checks the scope again itself.
-  await requireWebhook(db, scope, id);
+  const current = await requireWebhook(db, scope, id);
   // Unknown fields are ignored (decisions §4), so a body naming none of ours changes nothing: say so.
   if (input.url === undefined && input.events === undefined && input.description === undefined && input.is_active === undefined) {
     throw new ValidationError('body: send at least one of url, events, description, is_active', 'body');
@@ -91,6 +91,10 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
   if (input.url !== undefined) {
     await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
     changes.url = input.url;
+  } else if (input.is_active === true) {
+    // re-enabling: "URL rules apply again" (api-spec), to the stored URL too, which may date
+    // from rules since tightened (WEBHOOK_ALLOW_PRIVATE_TARGETS turned off)
+    await checkWebhookUrl(current.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
   }
   if (input.events !== undefined) changes.events = parseEventList(input.events);
   if (input.description !== undefined) {
