@@ -173,6 +173,22 @@ describe('booking-service CLI', () => {
       }
       assert.equal(status, 403, 'refused within 3 s of the seed');
       assert.equal((await runCli(['seed', writeSeed('restored.json', demoSeed())], { DATABASE_URL: db.url })).code, 0);
+
+      // keys create announces too: an origin the server has just refused (and cached) is
+      // allowed once a publishable key lists it, not when the 10 s cache expires
+      const origin = 'https://shop.cli-test.example';
+      const preflight = () =>
+        fetch(`http://127.0.0.1:${port}/v1/event-types`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      assert.equal((await preflight()).status, 403);
+      const widget = await runCli(['keys', 'create', '--org', 'org_northwind', '--name', 'Shop widget', '--scopes', 'event-types:read',
+        '--type', 'publishable', '--allowed-origins', origin], { DATABASE_URL: db.url });
+      assert.equal(widget.code, 0, widget.stderr);
+      let allowed = 0;
+      for (let i = 0; i < 30 && allowed !== 204; i++) {
+        allowed = (await preflight()).status;
+        if (allowed !== 204) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(allowed, 204, 'allowed within 3 s of keys create');
     } finally {
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0, 'SIGTERM stops serve cleanly');
