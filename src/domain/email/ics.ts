@@ -52,5 +52,7 @@ export function renderIcs(input: IcsInput): string {
       rsvp: false,
     })),
   });
-  return calendar.toString();
+  // RFC 5545 §3.1: every content line ends with CRLF, the last one too (ical-generator omits it)
+  const text = calendar.toString();
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }

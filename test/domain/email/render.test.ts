@@ -56,6 +56,8 @@ describe('renderIcs', () => {
     assert.equal(attendee.value.toLowerCase(), 'mailto:ada@example.com');
     assert.ok(!/VTIMEZONE|TZID/.test(text), 'times are UTC, no zone definitions');
     assert.equal(text.match(/BEGIN:VEVENT/g)?.length, 1);
+    assert.ok(text.endsWith('END:VCALENDAR\r\n'), 'the last line ends with CRLF too (RFC 5545 §3.1)');
+    assert.ok(!/[^\r]\n/.test(text), 'every line break is CRLF');
   });
 });
 
