@@ -8,7 +8,8 @@ import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installAuth } from './plugins/auth.ts';
-import { documentIdempotencyKey, installIdempotency } from './plugins/idempotency.ts';
+import { installIdempotency } from './plugins/idempotency.ts';
+import { documentRoute, finishDocument } from './openapi-docs.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
 import { installBodyParsers, installValidation } from './plugins/validation.ts';
@@ -52,6 +53,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest });
   installAliases(app);
   installIdempotency(app, deps.db);
+  app.addHook('onRoute', documentRoute);
 
   await app.register(swagger, {
     openapi: {
@@ -71,7 +73,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       },
       security: [{ bearer: [] }, { serviceApiKey: [] }, { legacyApiKey: [] }],
     },
-    transformObject: (doc) => ('openapiObject' in doc ? documentIdempotencyKey(doc.openapiObject) : doc.swaggerObject),
+    transformObject: (doc) => ('openapiObject' in doc ? finishDocument(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 

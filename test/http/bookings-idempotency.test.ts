@@ -141,6 +141,25 @@ describe('Idempotency-Key on the other POSTs and over time', () => {
     assert.equal(retry.body.booking.status, 'SCHEDULED', 'the stored answer, not the booking as it is now');
   });
 
+  it('a replay keeps idempotent_replay on routes whose first answer was a 200 (webhook rotate-secret and DELETE)', async () => {
+    const hook = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://hooks.example.com/idem', events: ['BOOKING_CREATED'] } });
+    assert.equal(hook.status, 201, hook.text);
+    const id = hook.body.webhook.id;
+    const rotate = () => t.request('POST', `/v1/webhooks/${id}/rotate-secret`, { key: KEYS.secret, headers: { 'idempotency-key': 'rotate-1' } });
+    const first = await rotate();
+    assert.equal(first.status, 200, first.text);
+    const again = await rotate();
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.idempotent_replay, true);
+    assert.equal(JSON.stringify(again.body).includes(first.body.secret ?? first.body.webhook?.secret), true, 'the same secret, not a second rotation');
+    const del = () => t.request('DELETE', `/v1/webhooks/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'delete-1' } });
+    assert.equal((await del()).status, 200);
+    const replayed = await del();
+    assert.equal(replayed.status, 200, replayed.text);
+    assert.equal(replayed.body.idempotent_replay, true);
+  });
+
   it('a key is kept 24 hours: after that the same key is a new request', async () => {
     assert.equal((await keyed('day-old', introBody('2026-12-03T10:00:00Z'))).status, 201);
     assert.equal((await keyed('day-old', introBody('2026-12-03T11:00:00Z'))).status, 422, 'within 24 h another body is a reuse');

@@ -51,8 +51,33 @@ describe('GET /v1/openapi.json', () => {
 
   it('marks the keyless routes as needing no key (regression: health showed the global key requirement)', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
-    for (const path of ['/healthz', '/readyz', '/v1/freebusy/{userId}']) assert.deepEqual(doc.paths[path].get.security, [], path);
-    assert.ok(doc.paths['/v1/event-types'].get.security === undefined, 'keyed routes inherit the global requirement');
+    for (const path of ['/healthz', '/readyz']) assert.deepEqual(doc.paths[path].get.security, [], path);
+    // free/busy: no key, or any valid key (decisions §3)
+    assert.deepEqual(doc.paths['/v1/freebusy/{userId}'].get.security[0], {});
     assert.ok(doc.paths['/v1/event-types'].post.responses['413'], 'bodies over 256 KB are documented');
+  });
+
+  it('names the scope of every keyed operation, as the access table has it, and who may hold it', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    for (const [route, access] of Object.entries(ACCESS)) {
+      if (access.kind !== 'key') continue;
+      const [method, path] = route.split(' ');
+      const op = doc.paths[`/v1${path!.replace(/:(\w+)/g, '{$1}')}`][method!.toLowerCase()];
+      assert.deepEqual(op.security, [{ bearer: [access.scope] }, { serviceApiKey: [access.scope] }, { legacyApiKey: [access.scope] }], route);
+      assert.match(op.description, new RegExp(access.publishable ? 'publishable keys holding it' : 'secret keys only'), route);
+    }
+  });
+
+  it('documents what the global layers answer: replays, idempotency conflicts, 500, headers', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    const create = doc.paths['/v1/webhooks'].post;
+    for (const status of ['200', '201', '400', '409', '413', '422', '500']) assert.ok(create.responses[status], `POST /webhooks ${status}`);
+    assert.ok(create.responses['200'].headers['Idempotent-Replayed']);
+    assert.ok(create.responses['201'].headers['X-RateLimit-Remaining']);
+    assert.ok(create.responses['429'].headers['Retry-After']);
+    assert.ok(doc.paths['/healthz'].get.responses['200'].headers['X-Request-Id']);
+    const list = doc.paths['/v1/team/members'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    assert.equal(list.required, false, 'a query parameter with a default is optional');
+    assert.equal(doc.paths['/v1/bookings/{id}'].delete.requestBody.required, false, 'a cancel needs no body');
   });
 });

@@ -10,29 +10,6 @@ declare module 'fastify' {
   }
 }
 
-const HEADER_DOC = {
-  in: 'header',
-  name: 'Idempotency-Key',
-  required: false,
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
-  description:
-    'Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team ' +
-    '(the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; ' +
-    'another body is 422 idempotency_key_reused; while the first request runs, 409.',
-};
-
-type Operation = { parameters?: unknown[] } | undefined;
-
-/** The OpenAPI document's POST and DELETE operations list the header (the layer is global, not per route). */
-export function documentIdempotencyKey<T extends { paths?: object }>(doc: T): T {
-  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
-    for (const op of [item.post, item.delete]) {
-      if (op) op.parameters = [...(op.parameters ?? []), HEADER_DOC];
-    }
-  }
-  return doc;
-}
-
 /** Idempotency-Key on every keyed POST and DELETE that sends one (decisions.md §4). */
 export function installIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotency', null);
@@ -51,8 +28,10 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     const path = request.url.split('?')[0].replace(/^\/v1(?=\/)/, '');
     const outcome = await begin(db, k, fingerprint(request.method, path, request.body ?? null));
     if (outcome.kind === 'replay') {
-      reply.header('Idempotent-Replayed', 'true');
-      return reply.code(200).send(markReplay(outcome.body));
+      // Sent as text: the route's 200 schema (where its first answer was 200) would drop the
+      // `idempotent_replay` flags the stored body gains here.
+      reply.header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8');
+      return reply.code(200).send(JSON.stringify(markReplay(outcome.body)));
     }
     request.idempotency = k;
   });

@@ -16,6 +16,8 @@ export const ErrorEnvelope = Type.Object(
 );
 
 const err = (description: string) => ({ ...ErrorEnvelope, description });
+/** The error envelope as one documented response. */
+export const errorResponse = err;
 
 /** The error responses a keyed route can give, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
