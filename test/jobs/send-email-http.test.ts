@@ -123,7 +123,8 @@ describe('booking emails over HTTP', () => {
     for (const h of hosts) {
       const [ask] = await smtp.waitFor(about(booking.id, h));
       assert.match(ask.parsed.subject!, /Please confirm/);
-      assert.equal(calendarPart(ask.parsed), undefined);
+      assert.equal(calendarPart(ask.parsed)!.method, 'REQUEST');
+      assert.equal(icsProp(calendarPart(ask.parsed)!.text, 'STATUS'), 'TENTATIVE');
     }
     const [note] = await smtp.waitFor(about(booking.id, attendee.email));
     assert.match(note.parsed.subject!, /Request received/);
@@ -132,7 +133,8 @@ describe('booking emails over HTTP', () => {
     assert.equal(confirmed.status, 200, confirmed.text);
     const [invite] = await smtp.waitFor((m) => about(booking.id, attendee.email)(m) && calendarPart(m.parsed) !== undefined);
     assert.equal(calendarPart(invite.parsed)!.method, 'REQUEST');
-    assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'SEQUENCE'), '0');
+    assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'SEQUENCE'), '1', 'after the hosts\' tentative invitation (0)');
+    assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'STATUS'), 'CONFIRMED');
     for (const h of hosts) await smtp.waitFor((m) => about(booking.id, h)(m) && calendarPart(m.parsed) !== undefined);
   });
 });

@@ -107,7 +107,7 @@ describe('scheduled', () => {
 });
 
 describe('confirmation_request', () => {
-  it('asks the hosts to confirm and tells the attendee it waits, without any invitation', async () => {
+  it('asks the hosts to confirm with a tentative invitation, and tells the attendee it waits, without one yet', async () => {
     const id = await insertBooking(t.db.pool, {
       eventTypeId: 'et_planning_session',
       status: 'PENDING_CONFIRMATION',
@@ -122,16 +122,22 @@ describe('confirmation_request', () => {
     assert.deepEqual(hostMails.flatMap((m) => m.envelopeTo).sort(), [JONAS, 'priya@northwind.example']);
     const attendee = mails.find((m) => m.envelopeTo.includes(`ada.${id}@example.com`))!;
     assert.match(attendee.parsed.subject!, /Request received: Planning session/);
-    assert.ok(mails.every((m) => calendarPart(m.parsed) === undefined));
+    assert.equal(calendarPart(attendee.parsed), undefined, 'nothing on the attendee\'s calendar before the host confirms');
+    for (const m of hostMails) {
+      assert.equal(calendarPart(m.parsed)!.method, 'REQUEST');
+      assert.equal(icsProp(ics(m), 'STATUS'), 'TENTATIVE');
+      assert.equal(icsProp(ics(m), 'SEQUENCE'), '0');
+    }
     assert.match(hostMails[0].parsed.text!, new RegExp(`/bookings/${id}/confirm`));
   });
 
-  it('the confirmation then sends the first invitation, SEQUENCE 0', async () => {
+  it('the confirmation then invites everyone, confirmed, at the next SEQUENCE', async () => {
     const id = await insertBooking(t.db.pool, { status: 'SCHEDULED', start: '2026-12-03T16:00:00Z', assignedToId: MEMBERS.priya });
     await enqueue(t.db.pool, id, 'confirmation_request');
     await enqueue(t.db.pool, id, 'scheduled');
     const [mail] = await smtp.waitFor(toAnd(`ada.${id}@example.com`, /Confirmed/));
-    assert.equal(icsProp(ics(mail), 'SEQUENCE'), '0');
+    assert.equal(icsProp(ics(mail), 'SEQUENCE'), '1');
+    assert.equal(icsProp(ics(mail), 'STATUS'), 'CONFIRMED');
   });
 });
 
@@ -187,7 +193,7 @@ describe('reschedule chain and cancellation', () => {
     assert.equal(icsProp(ics(added), 'SEQUENCE'), '1');
   });
 
-  it('a booking cancelled before any invitation went out gets a plain cancellation email', async () => {
+  it('a pending booking cancelled after its request withdraws the hosts\' tentative event', async () => {
     const id = await insertBooking(t.db.pool, {
       eventTypeId: 'et_planning_session', status: 'PENDING_CONFIRMATION', start: '2026-12-11T14:00:00Z', minutes: 60,
       assignedToId: MEMBERS.amara, hostIds: [MEMBERS.amara],
@@ -196,6 +202,15 @@ describe('reschedule chain and cancellation', () => {
     await t.db.pool.query(`update bookings set status = 'CANCELLED' where id = $1`, [id]);
     await enqueue(t.db.pool, id, 'cancelled');
     const mails = await smtp.waitFor((m) => m.parsed.headers.get('x-booking-id') === id && /Cancelled/.test(m.parsed.subject!), 2);
+    const host = mails.find((m) => m.envelopeTo.includes('amara@northwind.example'))!;
+    assert.equal(calendarPart(host.parsed)!.method, 'CANCEL');
+    assert.equal(icsProp(ics(host), 'SEQUENCE'), '1');
+  });
+
+  it('a booking cancelled before any invitation went out (no host yet) gets a plain cancellation email', async () => {
+    const id = await insertBooking(t.db.pool, { status: 'CANCELLED', start: '2026-12-11T16:00:00Z', assignedToId: null });
+    await enqueue(t.db.pool, id, 'cancelled');
+    const mails = await smtp.waitFor((m) => m.parsed.headers.get('x-booking-id') === id && /Cancelled/.test(m.parsed.subject!), 1);
     assert.ok(mails.every((m) => calendarPart(m.parsed) === undefined));
   });
 });

@@ -113,7 +113,8 @@ function render(draft: Draft, sequence: number | undefined): NewEmail[] {
   const icsFor = (e: PlannedEmail): string | null => {
     if (!e.ics || !organizer || sequence === undefined) return null;
     const attendees = e.template === 'removed' ? [e.to] : [ctx.attendee, ...e.meeting.hosts.slice(1)];
-    const key = JSON.stringify([e.ics, e.meeting.start, e.meeting.end, e.meeting.hosts[0]?.email, attendees.map((a) => a.email)]);
+    const tentative = e.template === 'confirmation_request';
+    const key = JSON.stringify([e.ics, tentative, e.meeting.start, e.meeting.end, e.meeting.hosts[0]?.email, attendees.map((a) => a.email)]);
     let text = icsCache.get(key);
     if (text === undefined) {
       text = renderIcs({
@@ -127,6 +128,7 @@ function render(draft: Draft, sequence: number | undefined): NewEmail[] {
         description: icsDescription(ctx, e.meeting),
         organizer: e.meeting.hosts[0] ?? organizer,
         attendees,
+        tentative,
       });
       icsCache.set(key, text);
     }

@@ -22,6 +22,8 @@ export interface IcsInput {
   organizer: IcsPerson;
   /** The booking's attendee first, then any other host of a collective meeting. */
   attendees: IcsPerson[];
+  /** A REQUEST for a meeting still awaiting the host's confirmation. */
+  tentative?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export function renderIcs(input: IcsInput): string {
     end: input.end,
     summary: input.summary,
     description: input.description,
-    status: cancel ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+    status: cancel ? ICalEventStatus.CANCELLED : input.tentative ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED,
     organizer: { name: input.organizer.name, email: input.organizer.email },
     attendees: input.attendees.map((a) => ({
       name: a.name,

@@ -56,8 +56,9 @@ const sameAddress = (a: string, b: string) => a.trim().toLowerCase() === b.trim(
 
 /**
  * Who gets what for one booking change. Pure: the caller loads the context and resolves the
- * calendar SEQUENCE; a confirmation request carries no invitation, since nothing is on anyone's
- * calendar until the host confirms (the confirm then sends 'scheduled' with the first REQUEST).
+ * calendar SEQUENCE. A confirmation request invites the hosts tentatively (STATUS:TENTATIVE, so
+ * the slot shows on their calendars while they decide) and the attendee not yet: the confirm then
+ * sends 'scheduled', a confirmed REQUEST to everyone, and a cancel withdraws the tentative event.
  */
 export function planEmails(ctx: EmailContext): PlannedEmail[] {
   const { attendee, meeting } = ctx;
@@ -70,7 +71,7 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
       return toAll('scheduled', 'REQUEST');
     case 'confirmation_request':
       return [
-        ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: 'confirmation_request' as const, ics: null, meeting })),
+        ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: 'confirmation_request' as const, ics: 'REQUEST' as const, meeting })),
         { role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting },
       ];
     case 'cancelled':

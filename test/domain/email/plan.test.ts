@@ -27,10 +27,10 @@ describe('planEmails', () => {
     ]);
   });
 
-  it('confirmation_request: hosts are asked, the attendee is told it waits; no invitation', () => {
+  it('confirmation_request: hosts are asked, with an invitation (tentative); the attendee is told it waits, without one yet', () => {
     assert.deepEqual(summary(ctx('confirmation_request', { status: 'PENDING_CONFIRMATION' })), [
-      'amara@northwind.example confirmation_request -',
-      'jonas@northwind.example confirmation_request -',
+      'amara@northwind.example confirmation_request REQUEST',
+      'jonas@northwind.example confirmation_request REQUEST',
       'ada@example.com request_received -',
     ]);
   });
