@@ -191,6 +191,8 @@ describe('reschedule chain and cancellation', () => {
     const [added] = await smtp.waitFor((m) => m.envelopeTo.includes(JONAS) && m.parsed.headers.get('x-booking-id') === second);
     assert.equal(icsProp(ics(added), 'METHOD'), 'REQUEST');
     assert.equal(icsProp(ics(added), 'SEQUENCE'), '1');
+    assert.match(added.parsed.subject!, /New booking/, 'the meeting is new to the host the reschedule brought in');
+    assert.doesNotMatch(added.parsed.text!, /Previous time/);
   });
 
   it('a pending booking cancelled after its request withdraws the hosts\' tentative event', async () => {

@@ -79,8 +79,11 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
     case 'rescheduled': {
       const previous = ctx.previous;
       const replaced = previous ? previous.hosts.filter((old) => !meeting.hosts.some((h) => sameAddress(h.email, old.email))) : [];
+      // a host the reschedule brought in never had the meeting: for them it is a new booking
+      const isNew = (h: Person) => previous !== undefined && !previous.hosts.some((old) => sameAddress(old.email, h.email));
       return [
-        ...toAll('rescheduled', 'REQUEST'),
+        { role: 'attendee', to: attendee, template: 'rescheduled', ics: 'REQUEST', meeting },
+        ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: isNew(h) ? ('scheduled' as const) : ('rescheduled' as const), ics: 'REQUEST' as const, meeting })),
         ...replaced.map((h) => ({ role: 'host' as const, to: h, template: 'removed' as const, ics: 'CANCEL' as const, meeting: previous! })),
       ];
     }

@@ -43,14 +43,14 @@ describe('planEmails', () => {
     ]);
   });
 
-  it('rescheduled: current participants get a REQUEST, replaced hosts a CANCEL about the old time', () => {
+  it('rescheduled: current participants get a REQUEST (a host it brought in, as a new booking), replaced hosts a CANCEL about the old time', () => {
     const priya: Person = { name: 'Priya', email: 'PRIYA@northwind.example', timezone: 'America/New_York' };
     const previous = { start: new Date('2026-11-30T10:00:00Z'), end: new Date('2026-11-30T10:30:00Z'), hosts: [priya, { ...amara, email: 'Amara@Northwind.example' }] };
     const plan = planEmails(ctx('rescheduled', { status: 'RESCHEDULED', previous }));
     assert.deepEqual(plan.map((e) => `${e.to.email} ${e.template} ${e.ics}`), [
       'ada@example.com rescheduled REQUEST',
       'amara@northwind.example rescheduled REQUEST',
-      'jonas@northwind.example rescheduled REQUEST',
+      'jonas@northwind.example scheduled REQUEST',
       'PRIYA@northwind.example removed CANCEL',
     ]);
     assert.equal(plan[3].meeting, previous);
