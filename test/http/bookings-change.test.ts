@@ -225,9 +225,13 @@ describe('POST /bookings/{id}/reschedule', () => {
   it('confirm moves the RESCHEDULED booking to SCHEDULED', async () => {
     const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-10T09:00:00Z' });
     const moved = await t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-10T10:00:00Z' } });
+    const mails = async () => (await t.db.pool.query('select count(*)::int as n from email_outbox where booking_id = $1', [moved.body.booking.id])).rows[0].n as number;
+    const sent = await mails();
+    assert.ok(sent > 0, 'the reschedule invited everyone');
     const res = await t.request('POST', `/v1/bookings/${moved.body.booking.id}/confirm`, { key: KEYS.secret });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.booking.status, 'SCHEDULED');
+    assert.equal(await mails(), sent, 'nothing new to tell: the reschedule\'s invitation stands');
   });
 });
 

@@ -59,11 +59,14 @@ function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promis
   return emitEach(tx, [row], type, at);
 }
 
-/** PENDING_CONFIRMATION (or RESCHEDULED) → SCHEDULED; the attendee and host get the confirmation. */
+/**
+ * PENDING_CONFIRMATION (or RESCHEDULED) → SCHEDULED. Confirming a request invites everyone; a
+ * RESCHEDULED booking's invitation already went out with the reschedule, so nothing is sent.
+ */
 export function confirmBooking(deps: BookingDeps, caller: Caller, id: string): Promise<BookingRow> {
   return changeBooking(deps, caller, id, 'confirm', async (tx, locked) => {
     const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'SCHEDULED' });
-    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled', booking: row });
+    if (locked.status === 'PENDING_CONFIRMATION') await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled', booking: row });
     return { booking: row, touched: [] };
   });
 }
