@@ -11,13 +11,16 @@ import { updateBookingAttendee } from '../../domain/bookings/update-attendee.ts'
 import { LIMITS } from '../../domain/bookings/validate.ts';
 import type { AppDeps } from '../deps.ts';
 import { BookingEnvelope, BookingList, BookingStatus } from '../schemas/booking.ts';
+import { PHONE_RULE } from '../../domain/phone.ts';
 import { DateTime, IdParam, Nullable, errors } from '../schemas/common.ts';
 
+// The rules beyond type and length are the domain's (src/domain/bookings/validate.ts), which
+// names the field in its 400; the descriptions carry them into the OpenAPI document.
 const AttendeeIn = Type.Object({
-  name: Type.String({ maxLength: LIMITS.nameLength }),
-  email: Type.String({ maxLength: LIMITS.emailLength }),
-  phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
-  timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  name: Type.String({ maxLength: LIMITS.nameLength, description: 'not blank' }),
+  email: Type.String({ maxLength: LIMITS.emailLength, description: 'an email address, local@domain.tld' }),
+  phone: Type.Optional(Nullable(Type.String({ maxLength: 40, description: PHONE_RULE }))),
+  timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London' }))),
 });
 
 // Optional fields sent as null count as not sent.
@@ -59,7 +62,17 @@ const ListQuery = Type.Object({
 });
 
 // PATCH checks its own body (disallowed and unknown fields are 400, not ignored).
-const PatchBody = Type.Object({ attendee: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
+const PatchBody = Type.Object(
+  {
+    attendee: Type.Optional(Type.Unknown({
+      description: '{name?, email?, phone?, timezone?}: at least one, with the create\'s rules; a changed email sends a fresh confirmation there',
+    })),
+  },
+  {
+    additionalProperties: true,
+    description: 'Only `attendee` may be changed: any other field (start_time, status, event_type_id, team_id, api_key_id, ...) is 400',
+  },
+);
 const Reason = Type.Optional(Nullable(Type.String({ maxLength: LIMITS.reasonLength })));
 const CancelBody = Type.Union([Type.Object({ reason: Reason }), Type.Null()]);
 const RescheduleBody = Type.Object({ start_time: DateTime, reason: Reason });

@@ -30,18 +30,25 @@ export const WebhookWithSecret = Type.Object({
   secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only here and on rotation' }),
 });
 
+const DESCRIPTION = 'at most 500 characters';
+
 export const CreateWebhookBody = Type.Object({
   url: Type.String({ minLength: 1, description: 'https URL of a publicly reachable endpoint' }),
   events: Type.Array(EventName, { minItems: 1, maxItems: 50 }),
-  description: Type.Optional(NullOrString()),
+  description: Type.Optional(NullOrString({ description: DESCRIPTION })),
 });
 
-export const UpdateWebhookBody = Type.Object({
-  url: Type.Optional(Type.String({ minLength: 1 })),
-  events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: 50 })),
-  description: Type.Optional(NullOrString()),
-  is_active: Type.Optional(Type.Boolean({ description: 'true re-enables and clears failure_reason and the failure count' })),
-});
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, description: 'https URL of a publicly reachable endpoint' })),
+    events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: 50 })),
+    description: Type.Optional(NullOrString({ description: DESCRIPTION })),
+    is_active: Type.Optional(Type.Boolean({
+      description: 'true re-enables (the URL rules apply again, to the stored URL too) and clears failure_reason and the failure count',
+    })),
+  },
+  { description: 'at least one of url, events, description, is_active' },
+);
 
 export const Delivery = Type.Object({
   id: Type.String(),
