@@ -31,7 +31,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         summary: 'A user\'s calendar integrations',
-        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
         response: {
           200: Type.Object({ success: Type.Literal(true), userId: Type.String(), calendars: Type.Array(UserCalendar) }),
           ...errors(400, 404),

@@ -39,7 +39,7 @@ export const freebusyRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
           'No key needed; a key, if sent, must be valid and the user must be in its organization (else 404). ' +
           `Cached for ${FREEBUSY_TTL_SECONDS} seconds; a booking change of the user drops the cached answers.`,
         security: [],
-        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
         querystring: FreeBusyQuery,
         response: { 200: FreeBusyResponse, ...errors(400, 404) },
       },

@@ -57,7 +57,7 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
       schema: {
         tags,
         summary: 'Read one team member',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
         response: { 200: Type.Object({ success: Type.Literal(true), member: TeamMember }), ...errors(400, 404) },
       },
     },

@@ -8,7 +8,7 @@ export const AvailabilityQuery = Type.Object({
   start_date: Type.String({ ...DATE, description: 'first local date, inclusive (alias startDate)' }),
   end_date: Type.String({ ...DATE, description: 'last local date, inclusive; at most 62 days in all (61 after start_date) (alias endDate)' }),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone the dates are read in; default UTC' })),
-  assigned_to_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'restrict to one host (alias assignedToId)' })),
+  assigned_to_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'restrict to one host: a member id (UUID; anything else is 400), alias assignedToId' })),
 });
 
 export const AvailabilityResponse = Type.Object({

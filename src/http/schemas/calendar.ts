@@ -39,7 +39,7 @@ export const UserCalendar = Type.Object({
 });
 
 export const CalendarListQuery = Type.Object({
-  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'UUID' })),
+  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' })),
   teamId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   provider: Type.Optional(Provider),
   syncStatus: Type.Optional(SyncStatus),
