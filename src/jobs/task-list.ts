@@ -5,6 +5,7 @@ import type { WorkerDeps } from './deps.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { dispatchEventTask } from './tasks/dispatch-event.ts';
 import { purgeIdempotency } from './tasks/purge-idempotency.ts';
+import { recoverDeadWorkersTask } from './tasks/recover-dead-workers.ts';
 import { routeBookingTask } from './tasks/route-booking.ts';
 import { sendEmail } from './tasks/send-email.ts';
 import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts';
@@ -16,6 +17,7 @@ export function buildTaskList(deps: WorkerDeps): TaskList {
     'deliver-webhook': deliverWebhookTask(deps),
     'sweep-webhook-deliveries': sweepWebhookDeliveriesTask(deps),
     'purge-idempotency': purgeIdempotency(deps),
+    'recover-dead-workers': recoverDeadWorkersTask(deps),
     [ROUTE_JOB]: routeBookingTask(deps),
     'send-email': sendEmail(deps),
   };

@@ -1,9 +1,11 @@
+import { EventEmitter } from 'node:events';
 import type { Runner } from 'graphile-worker';
 import { Logger as QueueLogger, parseCrontab, run } from 'graphile-worker';
 import type { WorkerDeps } from './deps.ts';
+import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
 
-const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h'].join('\n');
+const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h', '* * * * * recover-dead-workers'].join('\n');
 
 /** graphile-worker's log lines go through our pino logger, so they carry the same fields. */
 function queueLogger(deps: WorkerDeps): QueueLogger {
@@ -16,11 +18,17 @@ function queueLogger(deps: WorkerDeps): QueueLogger {
 }
 
 /**
- * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started stay in
- * the queue, and a job of a process that died is retried after graphile-worker's lock timeout.
+ * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started go back to
+ * the queue. The jobs of a process that died (kill -9, lost machine) are unlocked by
+ * recover-dead-workers once its heartbeat is 30 s stale (src/jobs/heartbeat.ts), rather than
+ * after graphile-worker's 4-hour lock timeout.
  */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
-  return run({
+  // graphile-worker announces its pool (the `locked_by` of its jobs) through these events
+  const events = new EventEmitter();
+  const heartbeat = startHeartbeat(deps.db, events, deps.log);
+  const runner = await run({
+    events,
     pgPool: deps.db,
     concurrency: deps.config.workerConcurrency,
     noHandleSignals: true,
@@ -42,5 +50,15 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
     taskList: buildTaskList(deps),
     parsedCronItems: parseCrontab(CRONTAB),
     logger: queueLogger(deps),
+  }).catch(async (err: unknown) => {
+    await heartbeat.stop();
+    throw err;
   });
+  const stop = runner.stop;
+  // a process that stops cleanly hands its jobs back itself; its heartbeat goes with it
+  runner.stop = async (reason?: string) => {
+    await stop(reason);
+    await heartbeat.stop();
+  };
+  return runner;
 }
