@@ -60,11 +60,12 @@ function usage(command: string, code = 0): never {
 
 type Stoppable = { close(): Promise<void> };
 
+let shuttingDown = false;
+
 function onShutdown(log: (msg: string) => void, parts: Stoppable[]): void {
-  let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (shuttingDown) return;
+    shuttingDown = true;
     log(`received ${signal}, shutting down`);
     for (const part of parts) await part.close().catch((err) => console.error(err));
     process.exit(0);
@@ -104,6 +105,14 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     const now = () => new Date();
     const runner: Runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
     parts.push({ close: () => runner.stop() });
+    // A worker that stops by itself (graphile-worker gave up on its pool) would leave this
+    // process serving without one: exit, so that whatever supervises it starts it again.
+    const workerStopped = (err?: unknown) => {
+      if (shuttingDown) return;
+      log.fatal({ err: err instanceof Error ? err.message : err }, 'the job worker stopped; exiting');
+      process.exit(1);
+    };
+    runner.promise.then(() => workerStopped(), workerStopped);
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(config);
       const apiPool = createPool(db.url, API_CONNECTIONS);

@@ -20,8 +20,8 @@ function queueLogger(deps: WorkerDeps): QueueLogger {
 /**
  * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started go back to
  * the queue. The jobs of a process that died (kill -9, lost machine) are unlocked by
- * recover-dead-workers once its heartbeat is 30 s stale (src/jobs/heartbeat.ts), rather than
- * after graphile-worker's 4-hour lock timeout.
+ * recover-dead-workers once its heartbeat is a minute stale (src/jobs/heartbeat.ts), rather
+ * than after graphile-worker's 4-hour lock timeout.
  */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   // graphile-worker announces its pool (the `locked_by` of its jobs) through these events
@@ -41,8 +41,8 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
         // Under load (2 jobs per booking, routing and mail; 4 when webhooks subscribe) one query fetches and locks a batch of jobs
         // instead of each of the `concurrency` slots racing for one job per query, and
         // completions made in the same tick are deleted together. A crash loses nothing: a
-        // locked job that was not completed runs again after the lock timeout, exactly as a
-        // job that finished just before its completion query always could.
+        // locked job that was not completed runs again once recover-dead-workers unlocks it,
+        // exactly as a job that finished just before its completion query always could.
         localQueue: { size: deps.config.workerConcurrency * 2 },
         completeJobBatchDelay: 0,
       },
@@ -57,8 +57,11 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const stop = runner.stop;
   // a process that stops cleanly hands its jobs back itself; its heartbeat goes with it
   runner.stop = async (reason?: string) => {
-    await stop(reason);
-    await heartbeat.stop();
+    try {
+      await stop(reason);
+    } finally {
+      await heartbeat.stop();
+    }
   };
   return runner;
 }
