@@ -105,6 +105,26 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal(other.body.event_type.team_id, 'team_support');
   });
 
+  it('the same request replays even if its team changed since (an event type moved, a record from before per-team keys)', async () => {
+    const body = { event_type_id: 'et_onboarding', requested_time: '2026-12-09T15:00:00Z', attendee: { name: 'M', email: 'm@example.com' } };
+    const first = await keyed('moved-1', body);
+    assert.equal(first.status, 201, first.text);
+    await t.db.pool.query(`update event_types set team_id = 'team_advisors' where id = 'et_onboarding'`);
+    try {
+      const again = await keyed('moved-1', body);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.booking.id, first.body.booking.id);
+      // a record filed before per-team keys (team '')
+      await t.db.pool.query(`update idempotency_keys set team_id = '' where key = 'moved-1'`);
+      assert.equal((await keyed('moved-1', body)).body.booking.id, first.body.booking.id);
+      // another request under that key in the new team is still a new request there
+      const other = await keyed('moved-1', { ...body, requested_time: '2026-12-09T10:00:00Z' });
+      assert.equal(other.status, 201, other.text);
+    } finally {
+      await t.db.pool.query(`update event_types set team_id = 'team_support' where id = 'et_onboarding'`);
+    }
+  });
+
   it('keys are per organization and mode', async () => {
     const body = introBody('2026-12-07T10:00:00Z');
     assert.equal((await keyed('scope-1', body)).status, 201);

@@ -5,3 +5,7 @@
 alter table idempotency_keys add column team_id text not null default '';
 alter table idempotency_keys drop constraint idempotency_keys_pkey;
 alter table idempotency_keys add primary key (organization_id, mode, team_id, key);
+-- The same request (same fingerprint) under the same key is one request whatever team it is
+-- filed under now: an event type moved to another team, or a record from before this
+-- migration (team ''), still replays. Found by key across teams.
+create index idempotency_keys_by_key on idempotency_keys (organization_id, mode, key);

@@ -44,6 +44,20 @@ export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
   );
 }
 
+/** A live record of the same request (same fingerprint) under this key in another team. */
+export function findSameRequestElsewhere(db: Db, k: IdemKey, hash: string): Promise<IdempotencyRow | undefined> {
+  return one<IdempotencyRow>(
+    db,
+    `select request_hash, state, response_status, response_body, false as expired,
+            coalesce(locked_until < now(), true) as lock_expired
+       from idempotency_keys
+      where organization_id = $1 and mode = $2 and key = $3 and team_id <> $4 and request_hash = $5
+        and created_at >= now() - interval '24 hours'
+      order by created_at desc limit 1`,
+    [k.organizationId, k.mode, k.key, k.teamId, hash],
+  );
+}
+
 /** Takes over an expired record or an abandoned running one (its process died). */
 export async function reclaim(db: Db, k: IdemKey, hash: string, lockSeconds: number): Promise<boolean> {
   const n = await exec(

@@ -37,6 +37,11 @@ export type Begin = { kind: 'proceed' } | { kind: 'replay'; status: number; body
  * same key with another request is 422; a key whose first request is still running is 409.
  */
 export async function begin(db: Db, k: IdemKey, hash: string): Promise<Begin> {
+  // The team is looked up at request time; the same request filed under another team (its event
+  // type moved since, or a record from before per-team scoping) is still this request.
+  const elsewhere = await store.findSameRequestElsewhere(db, k, hash);
+  if (elsewhere?.state === 'done') return { kind: 'replay', status: elsewhere.response_status ?? 200, body: elsewhere.response_body };
+  if (elsewhere && !elsewhere.lock_expired) throw new Conflict('a request with this Idempotency-Key is still being processed');
   for (let tries = 0; tries < 3; tries++) {
     if (await store.claim(db, k, hash, LOCK_SECONDS)) return { kind: 'proceed' };
     const row = await store.find(db, k);
