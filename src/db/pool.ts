@@ -52,21 +52,46 @@ export function prepared(sql: string, values: unknown[]): pg.QueryConfig {
  * statement at every use. The connection is dropped instead (pg-pool drops one whose query
  * failed; transaction() below does it for this error), and the next prepares it afresh.
  */
-export const isStalePlan = (err: unknown) => (err as { code?: unknown } | null)?.code === '0A000';
-
-/** Every connection opened before the failure prepared its statements before the migration too. */
-function staleSeen(): void {
-  planGeneration++;
+export function isStalePlan(err: unknown): boolean {
+  const e = err as { code?: unknown; routine?: unknown } | null;
+  // 0A000 is feature_not_supported at large; the plan cache's own check raises this one
+  return e?.code === '0A000' && e.routine === 'RevalidateCachedQuery';
 }
 
-/** A statement on the pool (no transaction to lose) is tried again, each failure dropping its connection. */
+/**
+ * Every connection opened before `client` prepared its statements before the migration too.
+ * Raised to just past the failing connection's generation, so that connections opened after
+ * the first failure are not condemned again by failures of older ones.
+ */
+function staleSeen(client: object): void {
+  planGeneration = Math.max(planGeneration, (generationOf.get(client) ?? planGeneration) + 1);
+}
+
+/** A client of the pool opened since the last stale statement seen. */
+async function freshClient(pool: Pool): Promise<pg.PoolClient> {
+  let client = await pool.connect();
+  while (isOutdated(client)) {
+    client.release(true);
+    client = await pool.connect();
+  }
+  return client;
+}
+
+/** A statement on the pool (no transaction to lose) is tried again on a fresh connection. */
 async function queryPrepared(db: Db, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  if (!(db instanceof pg.Pool)) return db.query(prepared(sql, params));
   for (let tries = 0; ; tries++) {
+    const client = await freshClient(db);
     try {
-      return await db.query(prepared(sql, params));
+      const result = await client.query(prepared(sql, params));
+      client.release();
+      return result;
     } catch (err) {
-      if (!(db instanceof pg.Pool) || !isStalePlan(err) || tries > (db.options.max ?? 10)) throw err;
-      staleSeen();
+      const stale = isStalePlan(err);
+      if (stale) staleSeen(client);
+      // a failed connection goes, as pg-pool's own query() does
+      client.release(err as Error);
+      if (!stale || tries > 0) throw err;
     }
   }
 }
@@ -122,11 +147,7 @@ export function batchUntilCommit<T>(db: Db, key: symbol, item: T, flush: (tx: Tx
 
 /** Runs fn in a transaction on a dedicated client; commits on success, rolls back on any throw. */
 export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, isolation?: 'serializable' | 'repeatable read'): Promise<T> {
-  let client = await pool.connect();
-  while (isOutdated(client)) {
-    client.release(true);
-    client = await pool.connect();
-  }
+  const client = await freshClient(pool);
   const batches = new Map<symbol, Batch>();
   open.set(client, batches);
   let failure: unknown;
@@ -138,7 +159,7 @@ export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, iso
     return result;
   } catch (err) {
     failure = err;
-    if (isStalePlan(err)) staleSeen();
+    if (isStalePlan(err)) staleSeen(client);
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
