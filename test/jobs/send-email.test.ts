@@ -127,6 +127,10 @@ describe('confirmation_request', () => {
       assert.equal(calendarPart(m.parsed)!.method, 'REQUEST');
       assert.equal(icsProp(ics(m), 'STATUS'), 'TENTATIVE');
       assert.equal(icsProp(ics(m), 'SEQUENCE'), '0');
+      // the co-host has not answered yet; the attendee booked it
+      const partstat = (email: string) => ics(m).replace(/\r\n[ \t]/g, '').split('\r\n').find((l) => l.startsWith('ATTENDEE') && l.toLowerCase().includes(email))?.match(/PARTSTAT=([A-Z-]+)/)?.[1];
+      assert.equal(partstat('priya@northwind.example'), 'NEEDS-ACTION');
+      assert.equal(partstat(`ada.${id}@example.com`), 'ACCEPTED');
     }
     assert.match(hostMails[0].parsed.text!, new RegExp(`/bookings/${id}/confirm`));
   });
@@ -202,11 +206,13 @@ describe('reschedule chain and cancellation', () => {
     });
     await enqueue(t.db.pool, id, 'confirmation_request');
     await t.db.pool.query(`update bookings set status = 'CANCELLED' where id = $1`, [id]);
-    await enqueue(t.db.pool, id, 'cancelled');
+    await enqueue(t.db.pool, id, 'cancelled', undefined, false); // as cancelling a PENDING_CONFIRMATION booking does
     const mails = await smtp.waitFor((m) => m.parsed.headers.get('x-booking-id') === id && /Cancelled/.test(m.parsed.subject!), 2);
     const host = mails.find((m) => m.envelopeTo.includes('amara@northwind.example'))!;
     assert.equal(calendarPart(host.parsed)!.method, 'CANCEL');
     assert.equal(icsProp(ics(host), 'SEQUENCE'), '1');
+    const attendee = mails.find((m) => m.envelopeTo.includes(`ada.${id}@example.com`))!;
+    assert.equal(calendarPart(attendee.parsed), undefined, 'the attendee was never invited: nothing to withdraw');
   });
 
   it('a booking cancelled before any invitation went out (no host yet) gets a plain cancellation email', async () => {

@@ -118,7 +118,8 @@ export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, rea
     const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'CANCELLED', cancellationReason: why, cancelledAt: now });
     const touched = await holds.release(tx, row.id);
     await emit(tx, row, 'BOOKING_CANCELLED', now);
-    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled', booking: row });
+    const attendeeInvited = locked.status !== 'PENDING_CONFIRMATION' && locked.status !== 'DRAFT';
+    await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled', booking: row, attendeeInvited });
     return { booking: row, touched };
   });
 }

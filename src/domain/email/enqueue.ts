@@ -15,6 +15,8 @@ export interface EnqueueBookingEmailInput {
   kind: BookingEmailKind;
   /** For 'email_changed': the attendee's address before the change (it receives a CANCEL). */
   previousEmail?: string;
+  /** For 'cancelled': false when the attendee was never invited (it awaited confirmation, or routing). */
+  attendeeInvited?: boolean;
   /** DTSTAMP of the invitations; defaults to the transaction's start time. */
   now?: Date;
   /** The booking as changed, when the change read it already (applyStatusForEmail). */
@@ -66,6 +68,7 @@ async function loadContext(tx: Tx, input: EnqueueBookingEmailInput): Promise<Loa
     cancellationReason: booking.cancellation_reason,
     previous,
     previousEmail: input.previousEmail,
+    attendeeInvited: input.attendeeInvited,
   };
 }
 
@@ -112,8 +115,10 @@ function render(draft: Draft, sequence: number | undefined): NewEmail[] {
   const icsCache = new Map<string, string>();
   const icsFor = (e: PlannedEmail): string | null => {
     if (!e.ics || !organizer || sequence === undefined) return null;
-    const attendees = e.template === 'removed' ? [e.to] : [ctx.attendee, ...e.meeting.hosts.slice(1)];
     const tentative = e.template === 'confirmation_request';
+    // while the hosts decide, the other hosts of a collective meeting have not accepted yet
+    const coHosts = e.meeting.hosts.slice(1).map((h) => (tentative ? { ...h, accepted: false } : h));
+    const attendees = e.template === 'removed' ? [e.to] : [ctx.attendee, ...coHosts];
     const key = JSON.stringify([e.ics, tentative, e.meeting.start, e.meeting.end, e.meeting.hosts[0]?.email, attendees.map((a) => a.email)]);
     let text = icsCache.get(key);
     if (text === undefined) {

@@ -5,6 +5,8 @@ export type IcsMethod = 'REQUEST' | 'CANCEL';
 export interface IcsPerson {
   name: string;
   email: string;
+  /** false: asked, not yet answered (PARTSTAT=NEEDS-ACTION); default accepted. */
+  accepted?: boolean;
 }
 
 export interface IcsInput {
@@ -50,7 +52,7 @@ export function renderIcs(input: IcsInput): string {
       name: a.name,
       email: a.email,
       role: ICalAttendeeRole.REQ,
-      status: ICalAttendeeStatus.ACCEPTED,
+      status: a.accepted === false ? ICalAttendeeStatus.NEEDSACTION : ICalAttendeeStatus.ACCEPTED,
       rsvp: false,
     })),
   });

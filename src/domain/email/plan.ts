@@ -41,6 +41,8 @@ export interface EmailContext {
   previous?: Meeting;
   /** email_changed: the attendee's address before the change. */
   previousEmail?: string;
+  /** cancelled: false when the attendee was never invited (the booking awaited confirmation). */
+  attendeeInvited?: boolean;
 }
 
 export interface PlannedEmail {
@@ -74,8 +76,11 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
         ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: 'confirmation_request' as const, ics: 'REQUEST' as const, meeting })),
         { role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting },
       ];
-    case 'cancelled':
-      return toAll('cancelled', 'CANCEL');
+    case 'cancelled': {
+      // the hosts' tentative event goes; the attendee had none to withdraw
+      const [toAttendee, ...toHosts] = toAll('cancelled', 'CANCEL');
+      return [ctx.attendeeInvited === false ? { ...toAttendee!, ics: null } : toAttendee!, ...toHosts];
+    }
     case 'rescheduled': {
       const previous = ctx.previous;
       const replaced = previous ? previous.hosts.filter((old) => !meeting.hosts.some((h) => sameAddress(h.email, old.email))) : [];

@@ -35,6 +35,14 @@ describe('planEmails', () => {
     ]);
   });
 
+  it('cancelled before the attendee was invited (awaiting confirmation): the hosts get a CANCEL, the attendee a plain note', () => {
+    assert.deepEqual(summary(ctx('cancelled', { status: 'CANCELLED', attendeeInvited: false })), [
+      'ada@example.com cancelled -',
+      'amara@northwind.example cancelled CANCEL',
+      'jonas@northwind.example cancelled CANCEL',
+    ]);
+  });
+
   it('cancelled: everyone gets a CANCEL', () => {
     assert.deepEqual(summary(ctx('cancelled', { status: 'CANCELLED' })), [
       'ada@example.com cancelled CANCEL',
