@@ -157,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes('--help') || rest.includes('-h')) usage(command);
   // `seed` takes one FILE, `keys` its own options; the others take no argument
   const extra = command === 'keys' ? [] : rest.slice(command === 'seed' ? 1 : 0);
-  if (extra.length > 0 && command in HELP) {
+  if (extra.length > 0 && Object.hasOwn(HELP, command)) {
     console.error(`${command}: unexpected argument "${extra[0]}"\n`);
     usage(command, 2);
   }

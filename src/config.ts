@@ -36,13 +36,15 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+// underscores too: container and service names (docker compose) use them
+const LABEL = /^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$/;
 
 /** An address to listen on: an IP address or a host name (checked at start, not when listening fails). */
 function host(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name];
   if (!value) return fallback;
-  if (net.isIP(value) || (value.length <= 253 && value.split('.').every((l) => LABEL.test(l)))) return value;
+  const name = value.endsWith('.') ? value.slice(0, -1) : value; // a fully qualified name may end with a dot
+  if (net.isIP(value) || (name.length <= 253 && name.split('.').every((l) => LABEL.test(l)))) return value;
   throw new ConfigError(`${name}: must be an IP address or a host name, got "${value}"`);
 }
 
