@@ -43,8 +43,8 @@ const LABEL = /^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$/;
 function host(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name];
   if (!value) return fallback;
-  const name = value.endsWith('.') ? value.slice(0, -1) : value; // a fully qualified name may end with a dot
-  if (net.isIP(value) || (name.length <= 253 && name.split('.').every((l) => LABEL.test(l)))) return value;
+  const bare = value.endsWith('.') ? value.slice(0, -1) : value; // a fully qualified name may end with a dot
+  if (net.isIP(value) || (bare.length <= 253 && bare.split('.').every((l) => LABEL.test(l)))) return value;
   throw new ConfigError(`${name}: must be an IP address or a host name, got "${value}"`);
 }
 
