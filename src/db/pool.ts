@@ -24,6 +24,10 @@ export function createPool(connectionString: string, max = 10): Pool {
     client.on('error', () => {});
     generationOf.set(client, planGeneration);
   });
+  // pg-pool drops a connection released with an error; a stale statement also condemns those older
+  pool.on('release', (err: Error | undefined, client: object) => {
+    if (err && isStalePlan(err)) staleSeen(client);
+  });
   return pool;
 }
 
@@ -77,21 +81,24 @@ async function freshClient(pool: Pool): Promise<pg.PoolClient> {
   return client;
 }
 
-/** A statement on the pool (no transaction to lose) is tried again on a fresh connection. */
+/**
+ * A statement on the pool (no transaction to lose). The common path is pg-pool's own query():
+ * checking a client out by hand for every statement measured about 10 % more service CPU per
+ * booking. A stale statement is tried again once on a connection opened since.
+ */
 async function queryPrepared(db: Db, sql: string, params: unknown[]): Promise<pg.QueryResult> {
-  if (!(db instanceof pg.Pool)) return db.query(prepared(sql, params));
-  for (let tries = 0; ; tries++) {
+  try {
+    return await db.query(prepared(sql, params));
+  } catch (err) {
+    if (!(db instanceof pg.Pool) || !isStalePlan(err)) throw err;
     const client = await freshClient(db);
     try {
       const result = await client.query(prepared(sql, params));
       client.release();
       return result;
-    } catch (err) {
-      const stale = isStalePlan(err);
-      if (stale) staleSeen(client);
-      // a failed connection goes, as pg-pool's own query() does
-      client.release(err as Error);
-      if (!stale || tries > 0) throw err;
+    } catch (again) {
+      client.release(again as Error);
+      throw again;
     }
   }
 }
@@ -159,7 +166,6 @@ export async function transaction<T>(pool: Pool, fn: (tx: Tx) => Promise<T>, iso
     return result;
   } catch (err) {
     failure = err;
-    if (isStalePlan(err)) staleSeen(client);
     await client.query('rollback').catch(() => {});
     throw err;
   } finally {
