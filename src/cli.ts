@@ -12,6 +12,7 @@ import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
 import { isEmpty, loadSeed, organizationsPresent, readSeedFile } from './domain/seed/load.ts';
+import type { SeedFile } from './domain/seed/validate.ts';
 import { SeedError } from './domain/seed/validate.ts';
 import { createRateLimitStore } from './http/rate-limit-store-factory.ts';
 import { buildServer } from './http/server.ts';
@@ -97,8 +98,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   const parts: Stoppable[] = [];
   try {
     await migrate(db.pool);
-    if (opts.demo && (await isEmpty(db.pool))) {
-      await loadSeed(db.pool, readSeedFile(DEMO_FILE));
+    const demo = opts.demo ? readSeedFile(DEMO_FILE) : undefined;
+    if (demo && (await isEmpty(db.pool))) {
+      await loadSeed(db.pool, demo);
       log.info({ file: DEMO_FILE }, 'loaded demo data into the empty database');
     }
     const freebusyCache = createFreeBusyCache(config);
@@ -124,7 +126,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
       const address = await app.listen({ port: config.port, host: config.host });
       const base = config.publicUrl ?? address;
-      if (opts.demo) printDemo(base, await organizationsPresent(db.pool, readSeedFile(DEMO_FILE).organizations.map((o) => o.id)));
+      if (demo) printDemo(base, demo, await organizationsPresent(db.pool, demo.organizations.map((o) => o.id)));
       log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
     } else {
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'worker ready');
@@ -140,8 +142,8 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
 }
 
 /** The demo's keys, only those whose organization this database holds (it may hold other data instead). */
-function printDemo(base: string, present: ReadonlySet<string>): void {
-  const orgs = readSeedFile(DEMO_FILE).organizations.filter((o) => present.has(o.id));
+function printDemo(base: string, demo: SeedFile, present: ReadonlySet<string>): void {
+  const orgs = demo.organizations.filter((o) => present.has(o.id));
   const keys = orgs.flatMap((org) => org.api_keys.map((k) => `  ${k.key}   ${k.name} (${org.name})`));
   const lines = keys.length > 0
     ? ['', 'Demo data is loaded. API keys (from fixtures/demo.json):', ...keys]

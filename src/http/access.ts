@@ -55,10 +55,12 @@ export const ACCESS: Record<string, Access> = {
   'POST /webhooks/:id/rotate-secret': key('webhooks:manage'),
 };
 
+/** A path or route pattern without its /v1 prefix (the unprefixed aliases are the same routes). */
+export const withoutVersion = (url: string) => url.replace(/^\/v1(?=\/|$)/, '') || '/';
+
 /** Looks up a route's row; the /v1 prefix is irrelevant to access. */
 export function accessFor(method: string, routeUrl: string): Access | undefined {
-  const path = routeUrl.replace(/^\/v1(?=\/|$)/, '') || '/';
-  return ACCESS[`${method} ${path}`];
+  return ACCESS[`${method} ${withoutVersion(routeUrl)}`];
 }
 
 /** Concrete paths (with or without /v1) of the routes anyone may call without a key, e.g. free/busy. */

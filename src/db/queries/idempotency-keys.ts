@@ -19,6 +19,9 @@ export interface IdemKey {
 }
 
 const KEY = 'organization_id = $1 and mode = $2 and team_id = $3 and key = $4';
+const ROW = `request_hash, state, response_status, response_body,
+             created_at < now() - interval '24 hours' as expired,
+             coalesce(locked_until < now(), true) as lock_expired`;
 const keyParams = (k: IdemKey) => [k.organizationId, k.mode, k.teamId, k.key];
 
 /** Claims the key for a new request; false when a record already exists. */
@@ -36,10 +39,7 @@ export async function claim(db: Db, k: IdemKey, hash: string, lockSeconds: numbe
 export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
   return one<IdempotencyRow>(
     db,
-    `select request_hash, state, response_status, response_body,
-            created_at < now() - interval '24 hours' as expired,
-            coalesce(locked_until < now(), true) as lock_expired
-       from idempotency_keys where ${KEY}`,
+    `select ${ROW} from idempotency_keys where ${KEY}`,
     keyParams(k),
   );
 }
@@ -48,8 +48,7 @@ export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
 export function findSameRequestElsewhere(db: Db, k: IdemKey, hash: string): Promise<IdempotencyRow | undefined> {
   return one<IdempotencyRow>(
     db,
-    `select request_hash, state, response_status, response_body, false as expired,
-            coalesce(locked_until < now(), true) as lock_expired
+    `select ${ROW}
        from idempotency_keys
       where organization_id = $1 and mode = $2 and key = $3 and team_id <> $4 and request_hash = $5
         and created_at >= now() - interval '24 hours'

@@ -76,19 +76,16 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
         ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: 'confirmation_request' as const, ics: 'REQUEST' as const, meeting })),
         { role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting },
       ];
-    case 'cancelled': {
-      // the hosts' tentative event goes; the attendee had none to withdraw
-      const [toAttendee, ...toHosts] = toAll('cancelled', 'CANCEL');
-      return [ctx.attendeeInvited === false ? { ...toAttendee!, ics: null } : toAttendee!, ...toHosts];
-    }
+    case 'cancelled':
+      // the hosts' tentative event goes; an attendee never invited has none to withdraw
+      return toAll('cancelled', 'CANCEL').map((e) => (e.role === 'attendee' && ctx.attendeeInvited === false ? { ...e, ics: null } : e));
     case 'rescheduled': {
       const previous = ctx.previous;
       const replaced = previous ? previous.hosts.filter((old) => !meeting.hosts.some((h) => sameAddress(h.email, old.email))) : [];
       // a host the reschedule brought in never had the meeting: for them it is a new booking
       const isNew = (h: Person) => previous !== undefined && !previous.hosts.some((old) => sameAddress(old.email, h.email));
       return [
-        { role: 'attendee', to: attendee, template: 'rescheduled', ics: 'REQUEST', meeting },
-        ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: isNew(h) ? ('scheduled' as const) : ('rescheduled' as const), ics: 'REQUEST' as const, meeting })),
+        ...toAll('rescheduled', 'REQUEST').map((e) => (e.role === 'host' && isNew(e.to) ? { ...e, template: 'scheduled' as const } : e)),
         ...replaced.map((h) => ({ role: 'host' as const, to: h, template: 'removed' as const, ics: 'CANCEL' as const, meeting: previous! })),
       ];
     }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/pool.ts';
 import type { IdemKey } from '../../domain/idempotency/idempotency.ts';
 import { begin, finish, fingerprint, markReplay, validateKey } from '../../domain/idempotency/idempotency.ts';
 import { idempotencyTeam } from '../../domain/idempotency/team.ts';
+import { withoutVersion } from '../access.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,11 +22,11 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     const key = Array.isArray(header) ? header.join(',') : header;
     validateKey(key);
     const { organizationId, mode } = request.auth;
-    const route = (request.routeOptions.url ?? '').replace(/^\/v1(?=\/)/, '');
+    const route = withoutVersion(request.routeOptions.url ?? '');
     const params = (request.params ?? {}) as Record<string, unknown>;
     const teamId = await idempotencyTeam(db, { organizationId, mode, method: request.method, route, params, body: request.body });
     const k: IdemKey = { organizationId, mode, teamId, key };
-    const path = request.url.split('?')[0].replace(/^\/v1(?=\/)/, '');
+    const path = withoutVersion(request.url.split('?')[0]);
     const outcome = await begin(db, k, fingerprint(request.method, path, request.body ?? null));
     if (outcome.kind === 'replay') {
       // Sent as text: the route's 200 schema (where its first answer was 200) would drop the
