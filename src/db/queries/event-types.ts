@@ -1,6 +1,7 @@
 import type { Db } from '../pool.ts';
 import { one, rows } from '../pool.ts';
-import { hostsOfTypeSql } from './members.ts';
+import type { MemberRow } from './members.ts';
+import { hostsFromJson, hostsOfTypeJsonSql, hostsOfTypeSql } from './members.ts';
 
 export interface EventTypeRow {
   id: string;
@@ -56,6 +57,23 @@ export function findVisibleWithFields(db: Db, organizationId: string, id: string
        from event_types et where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
     [id, organizationId],
   );
+}
+
+export type BookableEventType = EventTypeRow & { custom_fields: CustomFieldRow[]; hosts: MemberRow[] };
+
+/**
+ * findVisibleWithFields and the type's active hosts in host order (hostsOfType), in one round
+ * trip: what a booking create reads before it looks at the slot.
+ */
+export async function findBookable(db: Db, organizationId: string, id: string): Promise<BookableEventType | undefined> {
+  const row = await one<EventTypeRow & { custom_fields: CustomFieldRow[]; hosts: Parameters<typeof hostsFromJson>[0] }>(
+    db,
+    `select et.*, coalesce((select json_agg(cf order by cf.position) from event_type_custom_fields cf where cf.event_type_id = et.id), '[]') as custom_fields,
+            ${hostsOfTypeJsonSql('et')} as hosts
+       from event_types et where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
+    [id, organizationId],
+  );
+  return row && { ...row, hosts: hostsFromJson(row.hosts) };
 }
 
 export function listVisible(db: Db, organizationId: string): Promise<EventTypeRow[]> {

@@ -159,13 +159,14 @@ async function slotsAndStats(db: Db, hosts: MemberRow[], q: SlotQuery, statsAt: 
  * assignedToId, `listed` means listed for that host; a non-host gives listed false and no
  * members. The event type's hosts (in host order) come back too, since bookings need them (is
  * assign_to a host, host order) and loading them once saves a round trip; so do, for
- * ROUND_ROBIN, the hosts' routing figures, read with their busy time.
+ * ROUND_ROBIN, the hosts' routing figures, read with their busy time. `hosts`: the type's
+ * hosts in host order, when the caller has just read them (findBookable).
  */
 export async function freeHostsAt(
   db: Db,
-  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date },
+  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: MemberRow[] },
 ): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
-  const hosts = await members.hostsOfType(db, q.eventType);
+  const hosts = q.hosts ?? await members.hostsOfType(db, q.eventType);
   const statsAt = q.eventType.scheduling_type === 'ROUND_ROBIN' ? q.start : null;
   const { slots, stats } = await slotsAndStats(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) }, statsAt);
   const hit = slots.find((s) => s.start === q.start.getTime());

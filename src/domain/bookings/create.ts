@@ -51,7 +51,7 @@ const ROUTE_PRIORITY = -10;
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
   const now = deps.now();
-  const type = await eventTypes.findVisibleWithFields(deps.db, caller.organizationId, input.event_type_id);
+  const type = await eventTypes.findBookable(deps.db, caller.organizationId, input.event_type_id);
   if (!type) {
     throw new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
   }
@@ -81,8 +81,11 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
     rescheduled_from: null,
   };
 
+  // The hosts came with the type; a retry (a candidate's zone changed, say) reads them again.
+  let hosts: typeof type.hosts | undefined = type.hosts;
   const { booking: row, held } = await withRetry(async () => {
-    const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo });
+    const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo, hosts });
+    hosts = undefined;
     if (assignTo !== undefined && !slot.hosts.some((h) => h.id === assignTo)) {
       throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
     }
