@@ -97,12 +97,25 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal(planning.status, 422, planning.text);
     assert.equal(planning.body.error.code, 'idempotency_key_reused');
     // a new event type is scoped to the team in its body
-    const newType = (team: string) =>
-      t.request('POST', '/v1/event-types', { key: KEYS.secret, headers: { 'idempotency-key': 'team-2' }, body: { team_id: team, name: `Keyed ${team}`, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } } });
-    assert.equal((await newType('team_advisors')).status, 201);
+    const newType = (team: string, key = 'team-2', name = `Keyed ${team}`) =>
+      t.request('POST', '/v1/event-types', { key: KEYS.secret, headers: { 'idempotency-key': key }, body: { team_id: team, name, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } } });
+    const mine = await newType('team_advisors');
+    assert.equal(mine.status, 201, mine.text);
     const other = await newType('team_support');
     assert.equal(other.status, 201, other.text);
     assert.equal(other.body.event_type.team_id, 'team_support');
+    // deleting an event type is scoped to that type's team
+    const third = await newType('team_advisors', 'team-3', 'Keyed again');
+    assert.equal(third.status, 201, third.text);
+    const del = (id: string) => t.request('DELETE', `/v1/event-types/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'team-4' } });
+    assert.equal((await del(mine.body.event_type.id)).status, 200);
+    const otherDeleted = await del(other.body.event_type.id);
+    assert.equal(otherDeleted.status, 200, `another team: a new request (${otherDeleted.text})`);
+    assert.notEqual(otherDeleted.headers['idempotent-replayed'], 'true');
+    const reuse = await del(third.body.event_type.id);
+    assert.equal(reuse.status, 422, `the same team: another request under a used key (${reuse.text})`);
+    assert.equal(reuse.body.error.code, 'idempotency_key_reused');
+    assert.equal((await del(mine.body.event_type.id)).body.idempotent_replay, true);
   });
 
   it('the same request replays even if its team changed since (an event type moved, a record from before per-team keys)', async () => {
