@@ -9,6 +9,7 @@ import { recoverDeadWorkersTask } from './tasks/recover-dead-workers.ts';
 import { routeBookingTask } from './tasks/route-booking.ts';
 import { sendEmail } from './tasks/send-email.ts';
 import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts';
+import { vacuumJobTableTask } from './tasks/vacuum-job-table.ts';
 
 /** Every job the worker runs, by name; a job added under a name not listed here never runs. */
 export function buildTaskList(deps: WorkerDeps): TaskList {
@@ -20,5 +21,6 @@ export function buildTaskList(deps: WorkerDeps): TaskList {
     'recover-dead-workers': recoverDeadWorkersTask(deps),
     [ROUTE_JOB]: routeBookingTask(deps),
     'send-email': sendEmail(deps),
+    'vacuum-job-table': vacuumJobTableTask(deps),
   };
 }

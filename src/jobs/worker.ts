@@ -5,7 +5,7 @@ import type { WorkerDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
 
-const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h', '* * * * * recover-dead-workers'].join('\n');
+const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h', '* * * * * recover-dead-workers', '* * * * * vacuum-job-table'].join('\n');
 
 /** graphile-worker's log lines go through our pino logger, so they carry the same fields. */
 function queueLogger(deps: WorkerDeps): QueueLogger {

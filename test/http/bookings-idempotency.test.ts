@@ -111,7 +111,7 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal((await del(mine.body.event_type.id)).status, 200);
     const otherDeleted = await del(other.body.event_type.id);
     assert.equal(otherDeleted.status, 200, `another team: a new request (${otherDeleted.text})`);
-    assert.notEqual(otherDeleted.headers['idempotent-replayed'], 'true');
+    assert.notEqual(otherDeleted.headers.get('idempotent-replayed'), 'true');
     const reuse = await del(third.body.event_type.id);
     assert.equal(reuse.status, 422, `the same team: another request under a used key (${reuse.text})`);
     assert.equal(reuse.body.error.code, 'idempotency_key_reused');

@@ -1,0 +1,14 @@
+import type { Task } from 'graphile-worker';
+import { vacuumJobTable } from '../../db/queries/job-table.ts';
+import type { WorkerDeps } from '../deps.ts';
+
+/**
+ * Every minute (crontab in src/jobs/worker.ts): the job table does not wait for autovacuum,
+ * which may be off or too slow for a table that turns over hundreds of rows a second
+ * (vacuumJobTable says what that costs). With autovacuum on it is a cheap no-op.
+ */
+export function vacuumJobTableTask(deps: WorkerDeps): Task {
+  return async () => {
+    await vacuumJobTable(deps.db);
+  };
+}
