@@ -63,12 +63,13 @@ type Stoppable = { close(): Promise<void> };
 
 let shuttingDown = false;
 
-function onShutdown(log: (msg: string) => void, parts: Stoppable[]): void {
+/** `parts()`: what has started by the time a signal comes, in the order to close it. */
+function onShutdown(log: (msg: string) => void, parts: () => Stoppable[]): void {
   const stop = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
     log(`received ${signal}, shutting down`);
-    for (const part of parts) await part.close().catch((err) => console.error(err));
+    for (const part of parts()) await part.close().catch((err) => console.error(err));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -94,8 +95,15 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   // opens them on demand (most slots are routing jobs waiting for the next batch, holding
   // none), so it may grow towards WORKER_CONCURRENCY only under a backlog of other jobs. Five
   // more for graphile-worker's LISTEN connection and its fetches.
-  const db = await openDatabase(config, config.workerConcurrency + 5);
   const parts: Stoppable[] = [];
+  const opened: { db?: Database } = {};
+  // Before anything starts: a SIGTERM that found no handler would kill the process outright
+  // (a supervisor may send one as soon as "ready" is printed, and the handlers used to come
+  // after that line), and one during start-up stops what has started so far, the database
+  // (an embedded server) last.
+  onShutdown((m) => log.info(m), () => (opened.db ? [...parts, opened.db] : parts));
+  const db = await openDatabase(config, config.workerConcurrency + 5);
+  opened.db = db;
   try {
     await migrate(db.pool);
     const demo = opts.demo ? readSeedFile(DEMO_FILE) : undefined;
@@ -132,8 +140,6 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'worker ready');
     }
     parts.push({ close: () => freebusyCache.close() });
-    parts.push(db);
-    onShutdown((m) => log.info(m), parts);
   } catch (err) {
     for (const part of parts) await part.close().catch(() => {});
     await db.close().catch(() => {});
