@@ -42,3 +42,19 @@ it('allows back-to-back holds, another member, the other mode and released holds
   await hold(MEMBERS.jonas, '2027-05-04T09:00:00Z', '2027-05-04T09:30:00Z', { mode: 'live' });
   await hold(MEMBERS.jonas, '2027-05-04T09:10:00Z', '2027-05-04T09:20:00Z', { active: false });
 });
+
+it('refuses a hold whose interval does not contain its start (SQLSTATE 23514): the per-day cap counts on it', async () => {
+  const id = `bkg_constraint_${++n}`;
+  await db.pool.query(
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
+     values ($1, 'org_northwind', 'test', 'et_intro_call', 'SCHEDULED', '2027-05-05T09:00:00Z', '2027-05-05T09:30:00Z', '{"name":"C","email":"c@example.com"}')`,
+    [id],
+  );
+  await assert.rejects(
+    db.pool.query(
+      `insert into booking_members (booking_id, member_id, mode, start_time, during) values ($1, $2, 'test', '2027-05-05T09:00:00Z', tstzrange('2027-05-05T09:10:00Z', '2027-05-05T09:30:00Z'))`,
+      [id, MEMBERS.priya],
+    ),
+    (e: { code?: string; constraint?: string }) => e.code === '23514' && e.constraint === 'booking_members_during_contains_start',
+  );
+});

@@ -31,12 +31,16 @@ async function booking(start: string, end: string): Promise<string> {
   return id;
 }
 
-/** A hold of Jonas through the cap check: true when it was written. */
-async function holdWithinCap(start: string, end: string, blocked: [string, string], cap: number): Promise<boolean> {
+/**
+ * A hold of Jonas through the cap check of the day [dayFrom, dayTo) (by default 7 June, also for
+ * holds that start on the 6th or the 8th: the day is the one whose count is asked about): true
+ * when it was written.
+ */
+async function holdWithinCap(start: string, end: string, blocked: [string, string], cap: number, day: [string, string] = [DAY_FROM, DAY_TO]): Promise<boolean> {
   const id = await booking(start, end);
   const r = await db.pool.query(
     `select insert_hold_within_cap($1, $2, 'test', $3, tstzrange($4, $5), $6, $7, $8) as held`,
-    [id, MEMBERS.jonas, start, blocked[0], blocked[1], DAY_FROM, DAY_TO, cap],
+    [id, MEMBERS.jonas, start, blocked[0], blocked[1], day[0], day[1], cap],
   );
   return r.rows[0].held as boolean;
 }
@@ -52,8 +56,22 @@ it('counts holds starting in the day, not holds whose buffers reach into it', as
   assert.equal(await holdWithinCap('2027-06-07T12:00:00Z', '2027-06-07T12:30:00Z', ['2027-06-07T12:00:00Z', '2027-06-07T12:30:00Z'], 1), false);
 });
 
-it('counts a hold starting at the first instant of the day and at the last minute of it', async () => {
-  const cap = 4; // one hold (10:00) is already in the day
+it('counts holds starting at the day\'s first instant and in its last millisecond, without buffers', async () => {
+  const day: [string, string] = ['2027-06-14T00:00:00Z', '2027-06-15T00:00:00Z'];
+  const first = ['2027-06-14T00:00:00Z', '2027-06-14T00:20:00Z'] as const;
+  const last = ['2027-06-14T23:59:59.999Z', '2027-06-15T00:19:59.999Z'] as const;
+  assert.equal(await holdWithinCap(first[0], first[1], [first[0], first[1]], 2, day), true);
+  assert.equal(await holdWithinCap(last[0], last[1], [last[0], last[1]], 2, day), true);
+  // both counted: the day is full at 2
+  assert.equal(await holdWithinCap('2027-06-14T12:00:00Z', '2027-06-14T12:30:00Z', ['2027-06-14T12:00:00Z', '2027-06-14T12:30:00Z'], 2, day), false);
+  assert.equal(await holdWithinCap('2027-06-14T12:00:00Z', '2027-06-14T12:30:00Z', ['2027-06-14T12:00:00Z', '2027-06-14T12:30:00Z'], 3, day), true);
+  // and the next day does not count the one that runs into it
+  const next: [string, string] = ['2027-06-15T00:00:00Z', '2027-06-16T00:00:00Z'];
+  assert.equal(await holdWithinCap('2027-06-15T09:00:00Z', '2027-06-15T09:30:00Z', ['2027-06-15T09:00:00Z', '2027-06-15T09:30:00Z'], 1, next), true);
+});
+
+it('counts every hold of the day up to the cap, and no more', async () => {
+  const cap = 4; // one hold (10:00) is already in 7 June
   assert.equal(await holdWithinCap('2027-06-07T00:20:00Z', '2027-06-07T00:40:00Z', ['2027-06-07T00:20:00Z', '2027-06-07T00:40:00Z'], cap), true);
   assert.equal(await holdWithinCap('2027-06-07T23:00:00Z', '2027-06-07T23:29:00Z', ['2027-06-07T23:00:00Z', '2027-06-07T23:29:00Z'], cap), true);
   assert.equal(await holdWithinCap('2027-06-07T14:00:00Z', '2027-06-07T14:30:00Z', ['2027-06-07T14:00:00Z', '2027-06-07T14:30:00Z'], cap), true);

@@ -82,10 +82,11 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
   };
 
   // The hosts came with the type; a retry (a candidate's zone changed, say) reads them again.
-  let hosts: typeof type.hosts | undefined = type.hosts;
+  let preloaded: typeof type.hosts | undefined = type.hosts;
   const { booking: row, held } = await withRetry(async () => {
+    const hosts = preloaded;
+    preloaded = undefined;
     const slot = await freeHostsAt(deps.db, { ...caller, eventType: type, now, start, assignedToId: assignTo, hosts });
-    hosts = undefined;
     if (assignTo !== undefined && !slot.hosts.some((h) => h.id === assignTo)) {
       throw new ValidationError(`field "assign_to": member "${input.assign_to}" is not a host of this event type`, 'assign_to');
     }

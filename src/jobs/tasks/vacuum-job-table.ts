@@ -9,6 +9,7 @@ import type { WorkerDeps } from '../deps.ts';
  */
 export function vacuumJobTableTask(deps: WorkerDeps): Task {
   return async () => {
-    await vacuumJobTable(deps.db);
+    const notices = await vacuumJobTable(deps.db);
+    if (notices.length > 0) deps.log.warn({ notices }, 'the job table was not vacuumed');
   };
 }
