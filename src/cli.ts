@@ -64,12 +64,12 @@ type Stoppable = { close(): Promise<void> };
 let shuttingDown = false;
 
 /** `parts()`: what has started by the time a signal comes, in the order to close it. */
-function onShutdown(log: (msg: string) => void, parts: () => Stoppable[]): void {
+function onShutdown(log: (msg: string) => void, parts: () => Promise<Stoppable[]>): void {
   const stop = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
     log(`received ${signal}, shutting down`);
-    for (const part of parts()) await part.close().catch((err) => console.error(err));
+    for (const part of await parts()) await part.close().catch((err) => console.error(err));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -96,14 +96,16 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   // none), so it may grow towards WORKER_CONCURRENCY only under a backlog of other jobs. Five
   // more for graphile-worker's LISTEN connection and its fetches.
   const parts: Stoppable[] = [];
-  const opened: { db?: Database } = {};
-  // Before anything starts: a SIGTERM that found no handler would kill the process outright
+  const opening = openDatabase(config, config.workerConcurrency + 5);
+  // Before anything is awaited: a SIGTERM that found no handler would kill the process outright
   // (a supervisor may send one as soon as "ready" is printed, and the handlers used to come
-  // after that line), and one during start-up stops what has started so far, the database
-  // (an embedded server) last.
-  onShutdown((m) => log.info(m), () => (opened.db ? [...parts, opened.db] : parts));
-  const db = await openDatabase(config, config.workerConcurrency + 5);
-  opened.db = db;
+  // after that line), and one during start-up stops what has started so far, the database last
+  // (an embedded server that is still starting is waited for, then stopped).
+  onShutdown((m) => log.info(m), async () => {
+    const started = await opening.catch(() => undefined);
+    return started ? [...parts, started] : parts;
+  });
+  const db = await opening;
   try {
     await migrate(db.pool);
     const demo = opts.demo ? readSeedFile(DEMO_FILE) : undefined;
