@@ -133,6 +133,11 @@ describe('Idempotency-Key on POST /bookings', () => {
       // another request under that key in the new team is still a new request there
       const other = await keyed('moved-1', { ...body, requested_time: '2026-12-09T10:00:00Z' });
       assert.equal(other.status, 201, other.text);
+      // while the same request still runs under the other team, it is in flight here too
+      await t.db.pool.query(`update idempotency_keys set state = 'running', locked_until = now() + interval '1 minute'
+                              where key = 'moved-1' and team_id = ''`);
+      const inFlight = await keyed('moved-1', body);
+      assert.equal(inFlight.status, 409, inFlight.text);
     } finally {
       await t.db.pool.query(`update event_types set team_id = 'team_support' where id = 'et_onboarding'`);
     }

@@ -1,5 +1,5 @@
 import type { Db } from '../pool.ts';
-import { exec, one } from '../pool.ts';
+import { exec, rows } from '../pool.ts';
 
 export interface IdempotencyRow {
   request_hash: string;
@@ -24,37 +24,42 @@ const ROW = `request_hash, state, response_status, response_body,
              coalesce(locked_until < now(), true) as lock_expired`;
 const keyParams = (k: IdemKey) => [k.organizationId, k.mode, k.teamId, k.key];
 
-/** Claims the key for a new request; false when a record already exists. */
+/**
+ * The same request (same fingerprint) under this key in another team, still live: done, or
+ * running with its lock held. It is this request (the team is looked up at request time, and
+ * an event type may have moved since, or the record predate per-team keys), so it blocks a claim.
+ */
+const SAME_REQUEST_ELSEWHERE = `e.organization_id = $1 and e.mode = $2 and e.key = $4 and e.team_id <> $3 and e.request_hash = $5
+  and e.created_at >= now() - interval '24 hours'`;
+
+/**
+ * Claims the key for a new request: false when this team has a record of the key already, or
+ * the same request is live under the key in another team. One statement, the whole cost of a new key.
+ */
 export async function claim(db: Db, k: IdemKey, hash: string, lockSeconds: number): Promise<boolean> {
   const n = await exec(
     db,
     `insert into idempotency_keys (organization_id, mode, team_id, key, request_hash, state, locked_until)
-     values ($1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6))
+     select $1, $2, $3, $4, $5, 'running', now() + make_interval(secs => $6)
+      where not exists (select 1 from idempotency_keys e
+                         where ${SAME_REQUEST_ELSEWHERE} and (e.state = 'done' or e.locked_until >= now()))
      on conflict do nothing`,
     [...keyParams(k), hash, lockSeconds],
   );
   return n === 1;
 }
 
-export function find(db: Db, k: IdemKey): Promise<IdempotencyRow | undefined> {
-  return one<IdempotencyRow>(
+/** After a refused claim: this team's record of the key, and the newest same request elsewhere. */
+export async function findForRequest(db: Db, k: IdemKey, hash: string): Promise<{ own?: IdempotencyRow; elsewhere?: IdempotencyRow }> {
+  const found = await rows<IdempotencyRow & { own: boolean }>(
     db,
-    `select ${ROW} from idempotency_keys where ${KEY}`,
-    keyParams(k),
+    `select ${ROW}, e.team_id = $3 as own
+       from idempotency_keys e
+      where (${KEY}) or (${SAME_REQUEST_ELSEWHERE})
+      order by e.created_at desc`,
+    [...keyParams(k), hash],
   );
-}
-
-/** A live record of the same request (same fingerprint) under this key in another team. */
-export function findSameRequestElsewhere(db: Db, k: IdemKey, hash: string): Promise<IdempotencyRow | undefined> {
-  return one<IdempotencyRow>(
-    db,
-    `select ${ROW}
-       from idempotency_keys
-      where organization_id = $1 and mode = $2 and key = $3 and team_id <> $4 and request_hash = $5
-        and created_at >= now() - interval '24 hours'
-      order by created_at desc limit 1`,
-    [k.organizationId, k.mode, k.key, k.teamId, hash],
-  );
+  return { own: found.find((r) => r.own), elsewhere: found.find((r) => !r.own) };
 }
 
 /** Takes over an expired record or an abandoned running one (its process died). */

@@ -37,24 +37,22 @@ export type Begin = { kind: 'proceed' } | { kind: 'replay'; status: number; body
  * same key with another request is 422; a key whose first request is still running is 409.
  */
 export async function begin(db: Db, k: IdemKey, hash: string): Promise<Begin> {
-  // The team is looked up at request time; the same request filed under another team (its event
-  // type moved since, or a record from before per-team scoping) is still this request.
-  const elsewhere = await store.findSameRequestElsewhere(db, k, hash);
-  if (elsewhere?.state === 'done') return { kind: 'replay', status: elsewhere.response_status ?? 200, body: elsewhere.response_body };
-  if (elsewhere && !elsewhere.lock_expired) throw new Conflict('a request with this Idempotency-Key is still being processed');
   for (let tries = 0; tries < 3; tries++) {
     if (await store.claim(db, k, hash, LOCK_SECONDS)) return { kind: 'proceed' };
-    const row = await store.find(db, k);
-    if (!row) continue; // released between our insert and select: try again
-    if (row.expired || (row.state === 'running' && row.lock_expired)) {
+    const { own, elsewhere } = await store.findForRequest(db, k, hash);
+    // the same request filed under another team (store.claim says why it is this request)
+    if (elsewhere?.state === 'done') return { kind: 'replay', status: elsewhere.response_status ?? 200, body: elsewhere.response_body };
+    if (elsewhere && !elsewhere.lock_expired) throw new Conflict('a request with this Idempotency-Key is still being processed');
+    if (!own) continue; // released between our insert and select: try again
+    if (own.expired || (own.state === 'running' && own.lock_expired)) {
       if (await store.reclaim(db, k, hash, LOCK_SECONDS)) return { kind: 'proceed' };
       continue;
     }
-    if (row.request_hash !== hash) {
+    if (own.request_hash !== hash) {
       throw new PreconditionFailed('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
     }
-    if (row.state === 'running') throw new Conflict('a request with this Idempotency-Key is still being processed');
-    return { kind: 'replay', status: row.response_status ?? 200, body: row.response_body };
+    if (own.state === 'running') throw new Conflict('a request with this Idempotency-Key is still being processed');
+    return { kind: 'replay', status: own.response_status ?? 200, body: own.response_body };
   }
   throw new Conflict('a request with this Idempotency-Key is still being processed');
 }
