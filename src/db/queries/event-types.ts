@@ -49,28 +49,28 @@ export function findVisible(db: Db, organizationId: string, id: string): Promise
   );
 }
 
+type WithFields = EventTypeRow & { custom_fields: CustomFieldRow[] };
+
+/** A visible event type `et` (findVisible's rule) with its custom fields in order, and `extra` columns. */
+const visibleWithFields = (extra = '') =>
+  `select et.*, coalesce((select json_agg(cf order by cf.position) from event_type_custom_fields cf where cf.event_type_id = et.id), '[]') as custom_fields${extra}
+     from event_types et where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`;
+
 /** findVisible with its custom fields, in order, in one round trip. */
-export function findVisibleWithFields(db: Db, organizationId: string, id: string): Promise<(EventTypeRow & { custom_fields: CustomFieldRow[] }) | undefined> {
-  return one<EventTypeRow & { custom_fields: CustomFieldRow[] }>(
-    db,
-    `select et.*, coalesce((select json_agg(cf order by cf.position) from event_type_custom_fields cf where cf.event_type_id = et.id), '[]') as custom_fields
-       from event_types et where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
-    [id, organizationId],
-  );
+export function findVisibleWithFields(db: Db, organizationId: string, id: string): Promise<WithFields | undefined> {
+  return one<WithFields>(db, visibleWithFields(), [id, organizationId]);
 }
 
-export type BookableEventType = EventTypeRow & { custom_fields: CustomFieldRow[]; hosts: MemberRow[] };
+export type BookableEventType = WithFields & { hosts: MemberRow[] };
 
 /**
  * findVisibleWithFields and the type's active hosts in host order (hostsOfType), in one round
  * trip: what a booking create reads before it looks at the slot.
  */
 export async function findBookable(db: Db, organizationId: string, id: string): Promise<BookableEventType | undefined> {
-  const row = await one<EventTypeRow & { custom_fields: CustomFieldRow[]; hosts: Parameters<typeof hostsFromJson>[0] }>(
+  const row = await one<WithFields & { hosts: Parameters<typeof hostsFromJson>[0] }>(
     db,
-    `select et.*, coalesce((select json_agg(cf order by cf.position) from event_type_custom_fields cf where cf.event_type_id = et.id), '[]') as custom_fields,
-            ${hostsOfTypeJsonSql('et')} as hosts
-       from event_types et where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
+    visibleWithFields(`, ${hostsOfTypeJsonSql('et')} as hosts`),
     [id, organizationId],
   );
   return row && { ...row, hosts: hostsFromJson(row.hosts) };

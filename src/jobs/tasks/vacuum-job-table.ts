@@ -5,7 +5,7 @@ import type { WorkerDeps } from '../deps.ts';
 /**
  * Every minute (crontab in src/jobs/worker.ts): the job table does not wait for autovacuum,
  * which may be off or too slow for a table that turns over hundreds of rows a second
- * (vacuumJobTable says what that costs). With autovacuum on it is a cheap no-op.
+ * (vacuumJobTable says what that costs). With autovacuum on it finds little to do.
  */
 export function vacuumJobTableTask(deps: WorkerDeps): Task {
   return async () => {
