@@ -128,12 +128,6 @@ function cpuPerBooking(before: CpuReading, after: CpuReading, n: number): string
   return `CPU per booking: service ${(user + system).toFixed(2)} ms (${system.toFixed(2)} of it system), PostgreSQL ${(pgMs / n).toFixed(2)} ms; load generator ${generator.toFixed(2)} ms`;
 }
 
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
-  });
-}
-
 /**
  * A run of a fixed number of requests, and its wall time from start to the last response:
  * autocannon checks for the end once a second, so its own duration (and its per-second mean,
@@ -150,6 +144,8 @@ async function runTimed(opts: autocannon.Options): Promise<{ result: autocannon.
   });
   return { result, seconds: (last - start) / 1000 };
 }
+
+const run = async (opts: autocannon.Options) => (await runTimed(opts)).result;
 
 const db = await createTestDatabase();
 await loadSeed(db.pool, validateSeed(benchSeed()));
