@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { skipBecause } from './components.ts';
 
 /** The Redis the tests that need one use: database 15, so nothing of a developer's is touched. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
@@ -17,7 +18,7 @@ async function redisReachable(url: string): Promise<boolean> {
   }
 }
 
-/** A node:test `skip` option: false when TEST_REDIS_URL answers, else why the test is skipped. */
+/** A node:test `skip` option: false when TEST_REDIS_URL answers, else why the test is skipped (in CI: a failure). */
 export async function skipWithoutRedis(): Promise<false | string> {
-  return (await redisReachable(TEST_REDIS_URL)) ? false : `no Redis reachable at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`;
+  return (await redisReachable(TEST_REDIS_URL)) ? false : skipBecause(`no Redis reachable at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
 }
