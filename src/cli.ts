@@ -15,8 +15,10 @@ import { isEmpty, loadSeed, organizationsPresent, readSeedFile } from './domain/
 import type { SeedFile } from './domain/seed/validate.ts';
 import { SeedError } from './domain/seed/validate.ts';
 import { createRateLimitStore } from './http/rate-limit-store-factory.ts';
+import { serveMetrics } from './http/metrics-server.ts';
 import { buildServer } from './http/server.ts';
 import { startWorker } from './jobs/worker.ts';
+import { observePool } from './metrics.ts';
 import type { Database } from './runtime.ts';
 import { createLogger, openDatabase } from './runtime.ts';
 
@@ -128,6 +130,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(config);
       const apiPool = createPool(db.url, API_CONNECTIONS);
+      observePool('api', apiPool);
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
       parts.push({ close: () => configChanges.close() });
@@ -139,7 +142,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       if (demo) printDemo(base, demo, await organizationsPresent(db.pool, demo.organizations.map((o) => o.id)));
       log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
     } else {
-      log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'worker ready');
+      const metrics = config.metricsPort === undefined ? undefined : await serveMetrics(config.host, config.metricsPort, config.metricsToken);
+      if (metrics) parts.unshift({ close: () => metrics.close() });
+      log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded, ...(metrics && { metrics: metrics.url }) }, 'worker ready');
     }
     parts.push({ close: () => freebusyCache.close() });
   } catch (err) {

@@ -30,6 +30,12 @@ export interface Config {
   rateLimitTest: number;
   workerConcurrency: number;
   logLevel: string;
+  /** `pretty` (human-readable lines) or `json`; default: pretty when stdout is a terminal. */
+  logFormat: 'pretty' | 'json';
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined;
+  /** A `worker` process serves GET /metrics on HOST:METRICS_PORT when set (`serve` has it on PORT). */
+  metricsPort: number | undefined;
   nodeEnv: string;
   publicUrl: string | undefined;
 }
@@ -120,6 +126,11 @@ export function loadConfig(env: Env = process.env): Config {
     if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
     return level;
   }, 'info');
+  const logFormat = check(() => {
+    const format = env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json');
+    if (format !== 'pretty' && format !== 'json') throw new ConfigError(`LOG_FORMAT: must be pretty or json, got "${format}"`);
+    return format;
+  }, 'json' as const);
   const nodeEnv = env.NODE_ENV || 'development';
   const allowPrivate = check(() => bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'), false);
   if (allowPrivate && nodeEnv === 'production') {
@@ -143,6 +154,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),
     workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 64, 1, 500), 64),
     logLevel,
+    logFormat,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? check(() => int(env, 'METRICS_PORT', 0, 0, 65535), undefined) : undefined,
     nodeEnv,
     publicUrl: check(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined),
   };

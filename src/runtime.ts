@@ -14,8 +14,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** JSON lines for log collectors; human-readable ones (pino-pretty) when LOG_FORMAT=pretty, the default on a terminal. */
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } });
+  const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+  if (config.logFormat === 'json') return pino(options);
+  return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
 }
 
 /** DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting. */

@@ -15,6 +15,8 @@ const key = (scope: Scope, publishable = false): Access => ({ kind: 'key', scope
 export const ACCESS: Record<string, Access> = {
   'GET /healthz': { kind: 'public' },
   'GET /readyz': { kind: 'public' },
+  // METRICS_TOKEN, when set, is checked by the route itself (it is no API key)
+  'GET /metrics': { kind: 'public' },
   'GET /openapi.json': { kind: 'public' },
   'GET /freebusy/:userId': { kind: 'optional' },
 

@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
@@ -9,6 +9,7 @@ import { registerErrorHandling } from './errors.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { installObservability } from './plugins/observability.ts';
 import { documentRoute, finishDocument } from './openapi-docs.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
@@ -42,6 +43,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       : { logger: opts.logger ?? { level: deps.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } } }),
     bodyLimit: BODY_LIMIT,
     genReqId: requestIdFor,
+    // one line per request, written by installObservability when the answer has gone out
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -49,6 +52,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installBodyParsers(app);
   registerErrorHandling(app);
   installRequestId(app);
+  installObservability(app);
   installAuth(app, deps.db);
   installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest });
   installAliases(app);

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Runner } from 'graphile-worker';
 import { Logger as QueueLogger, parseCrontab, run } from 'graphile-worker';
 import type { WorkerDeps } from './deps.ts';
+import { jobsFailed, observePool, observeQueue } from '../metrics.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
 
@@ -26,6 +27,10 @@ function queueLogger(deps: WorkerDeps): QueueLogger {
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   // graphile-worker announces its pool (the `locked_by` of its jobs) through these events
   const events = new EventEmitter();
+  // a failed attempt (graphile-worker retries it with backoff until its attempts run out)
+  events.on('job:error', ({ job }: { job: { task_identifier: string } }) => jobsFailed.inc({ task: job.task_identifier }));
+  observePool('worker', deps.db);
+  observeQueue(deps.db);
   const heartbeat = startHeartbeat(deps.db, events, deps.log);
   const runner = await run({
     events,

@@ -236,7 +236,7 @@ describe('booking-service CLI', () => {
     assert.match(result.stderr, /^RATE_LIMIT_TEST_PER_MINUTE: expected a whole number/m);
   });
 
-  it('worker runs queued jobs without an API, and warns at start when private webhook targets are allowed', async () => {
+  it('worker runs queued jobs without an API, serves its metrics on METRICS_PORT, and warns when private webhook targets are allowed', async () => {
     // a DRAFT booking holding Amara, and its routing job, as POST /bookings leaves them
     const id = 'bkg_cli_worker_0000000001';
     await db.pool.query(
@@ -250,7 +250,12 @@ describe('booking-service CLI', () => {
       [id],
     );
     await db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text))`, [id]);
-    const worker = startCli(['worker'], { DATABASE_URL: db.url, LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, /worker ready/);
+    const metricsPort = await freePort();
+    const worker = startCli(
+      ['worker'],
+      { DATABASE_URL: db.url, LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', METRICS_PORT: String(metricsPort), METRICS_TOKEN: 'tok' },
+      /worker ready/,
+    );
     try {
       await worker.started;
       assert.match(worker.output(), /WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may target private and loopback addresses/);
@@ -261,6 +266,11 @@ describe('booking-service CLI', () => {
         status = (await db.pool.query('select status from bookings where id = $1', [id])).rows[0].status;
       }
       assert.equal(status, 'SCHEDULED', 'the worker routed the booking');
+      const url = `http://127.0.0.1:${metricsPort}/metrics`;
+      assert.equal((await fetch(url)).status, 401, 'METRICS_TOKEN guards it');
+      const metrics = await (await fetch(url, { headers: { authorization: 'Bearer tok' } })).text();
+      assert.match(metrics, /^booking_transitions_total\{to="SCHEDULED"\} 1$/m);
+      assert.match(metrics, /^booking_routing_seconds_count 1$/m);
     } finally {
       worker.child.kill('SIGTERM');
       assert.equal(await worker.exited, 0, 'SIGTERM stops the worker cleanly');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import pino from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
@@ -50,6 +51,8 @@ export interface StartOptions {
   worker?: boolean;
   now?: Date;
   rateLimitStore?: RateLimitStore;
+  /** The app's and the worker's logger (default: none). */
+  log?: Logger;
 }
 
 /** The real app on a real port, over a fresh database for this test file. */
@@ -72,13 +75,13 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   const app = await buildServer({
     deps: { db: db.pool, config, now, freebusyCache },
     rateLimitStore: opts.rateLimitStore ?? new MemoryRateLimitStore(),
-    logger: false,
+    ...(opts.log ? { loggerInstance: opts.log } : { logger: false }),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   let runner: Runner | undefined;
-  if (opts.worker) runner = await startWorker({ db: db.pool, config, now, log: pino({ level: 'silent' }), freebusyCache });
+  if (opts.worker) runner = await startWorker({ db: db.pool, config, now, log: opts.log ?? pino({ level: 'silent' }), freebusyCache });
 
   async function request(method: string, path: string, ro: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...(ro.headers ?? {}) };

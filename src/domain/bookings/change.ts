@@ -8,6 +8,7 @@ import { NotFound, PreconditionFailed } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
 import { recordEvents } from '../events/record.ts';
 import type { BookingDeps, Caller } from './create.ts';
+import { bookingTransitions } from '../../metrics.ts';
 import { withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
 import type { Operation } from './transitions.ts';
@@ -18,6 +19,8 @@ export interface Applied {
   booking: BookingRow;
   /** Members whose busy time changed, for the free/busy cache. */
   touched: string[];
+  /** False when the booking was already in the operation's target state and nothing was written. */
+  changed?: boolean;
 }
 
 /**
@@ -37,11 +40,12 @@ export async function changeBooking(
     transaction(deps.db, async (tx) => {
       const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
       if (!locked) throw new NotFound(`booking "${id}" not found`);
-      if (requireTransition(op, locked.status).noop) return { booking: locked as BookingRow, touched: [] };
+      if (requireTransition(op, locked.status).noop) return { booking: locked as BookingRow, touched: [], changed: false };
       return apply(tx, locked, now);
     }),
   );
   if (result.touched.length > 0) await deps.freebusyCache.invalidate(result.touched);
+  if (result.changed !== false) bookingTransitions.inc({ to: result.booking.status });
   return stripLockColumns(result.booking);
 }
 

@@ -14,6 +14,7 @@ import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import type { AttendeeInput } from './validate.ts';
 import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
+import { bookingTransitions, bookingsCreated } from '../../metrics.ts';
 
 export interface BookingDeps {
   db: Pool;
@@ -121,5 +122,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
     }
   });
   await deps.freebusyCache.invalidate(held);
+  bookingsCreated.inc();
+  bookingTransitions.inc({ to: 'DRAFT' });
   return row;
 }

@@ -16,6 +16,7 @@ import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import { requireTransition } from './transitions.ts';
 import { requireFuture, validateReason } from './validate.ts';
+import { bookingTransitions } from '../../metrics.ts';
 
 export interface RescheduleInput {
   start_time: string;
@@ -95,5 +96,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
     });
   });
   await deps.freebusyCache.invalidate(result.touched);
+  bookingTransitions.inc({ to: 'CANCELLED' });
+  bookingTransitions.inc({ to: 'RESCHEDULED' });
   return result.booking;
 }

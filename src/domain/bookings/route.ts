@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
-import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
+import type { Assignment, BookingRow, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
+import { bookingRouting, bookingTransitions } from '../../metrics.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
 import { emitEach } from './change.ts';
 import { decide, routedStatus } from './transitions.ts';
@@ -35,6 +36,7 @@ function assignmentOf(booking: BookingToRoute): Assignment | 'skipped' | 'no_hol
  */
 export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Promise<Map<string, RouteOutcome>> {
   const now = deps.now();
+  let routed: BookingRow[] = [];
   const outcomes = await transaction(deps.db, async (tx) => {
     const result = new Map<string, RouteOutcome>(ids.map((id) => [id, 'skipped']));
     const assignments: Assignment[] = [];
@@ -55,6 +57,7 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     }
     if (assignments.length === 0) return result;
     const rows = await bookings.assignRouted(tx, assignments);
+    routed = rows;
     await emitEach(tx, rows, 'ASSIGNMENT_CHANGED', now);
     await enqueueBookingEmails(tx, rows.map((row) => ({
       bookingId: row.id, kind: row.status === 'PENDING_CONFIRMATION' ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
@@ -65,6 +68,16 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
   // invalidated for); routing changes none of them.
   for (const [bookingId, outcome] of outcomes) {
     if (outcome === 'no_holds') deps.log.error({ bookingId }, 'DRAFT booking without holds: left in DRAFT');
+  }
+  const committed = Date.now();
+  for (const row of routed) {
+    const seconds = Math.max(0, committed - row.created_at.getTime()) / 1000;
+    bookingTransitions.inc({ to: row.status });
+    bookingRouting.observe(seconds);
+    deps.log.info(
+      { bookingId: row.id, status: row.status, assignedToId: row.assigned_to_id, hostIds: row.host_ids, routingMs: Math.round(seconds * 1000) },
+      'booking routed',
+    );
   }
   return outcomes;
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
@@ -6,6 +7,7 @@ import type { OpenedAttempt } from '../../db/queries/webhook-deliveries.ts';
 import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
 import { limit } from '../../jobs/limit.ts';
 import { addJob } from '../../jobs/queue.ts';
+import { webhookAttemptDuration, webhookAttempts } from '../../metrics.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
 import { deliveryJobKey, newDeliveryId } from './ids.ts';
 import { nextAttemptAt } from './schedule.ts';
@@ -22,6 +24,7 @@ export interface DeliverDeps {
   config: Config;
   now: () => Date;
   client: DeliveryClient;
+  log: Logger;
 }
 
 export interface DeliverPayload {
@@ -115,9 +118,23 @@ export async function sendOpenedAttempt(deps: DeliverDeps, position: number, sta
     outcome = { ok: false, responseStatus: null, durationMs: 0, error: `not sent: ${(err as Error).message}` };
   }
   const p = { messageId: message.id, position };
+  observeAttempt(deps.log, started, position, outcome);
   if (!outcome.ok) return closeFailedAttempt(deps, p, started, outcome);
   await recordSuccess(deps.db, {
     deliveryId: started.deliveryId, messageId: message.id, position, webhookId: target.id,
     responseStatus: outcome.responseStatus ?? 200, durationMs: outcome.durationMs,
   });
+}
+
+/** One log line and the webhook metrics for each attempt, success or failure. */
+function observeAttempt(log: Logger, { message, target, deliveryId }: OpenedAttempt, attempt: number, outcome: AttemptOutcome): void {
+  const label = { outcome: outcome.ok ? 'success' : 'failure' };
+  webhookAttempts.inc(label);
+  webhookAttemptDuration.observe(label, outcome.durationMs / 1000);
+  const fields = {
+    webhookId: target.id, messageId: message.id, eventId: message.event_id, eventType: message.event_type, deliveryId, attempt,
+    responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error }),
+  };
+  if (outcome.ok) log.info(fields, 'webhook attempt succeeded');
+  else log.warn(fields, 'webhook attempt failed');
 }

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { Unauthorized } from '../../domain/errors.ts';
+import { exposition } from '../../metrics.ts';
 import type { AppDeps } from '../deps.ts';
+import { bearerMatches } from '../metrics-server.ts';
 
 // Successful bodies carry success: true like every other answer (api-spec intro).
 const Health = Type.Object({ success: Type.Boolean(), status: Type.String() });
@@ -20,6 +23,16 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
       }
     });
   }
+
+  // Prometheus text format (decisions §9); with METRICS_TOKEN set, only for Authorization: Bearer <token>.
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const token = deps.config.metricsToken;
+    if (token !== undefined && !bearerMatches(request.headers.authorization, token)) {
+      throw new Unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+    }
+    const { contentType, body } = await exposition();
+    return reply.header('Content-Type', contentType).send(body);
+  });
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

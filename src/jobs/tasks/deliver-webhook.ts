@@ -25,6 +25,6 @@ export function deliveryClientOf(deps: WorkerDeps): DeliveryClient {
 export function deliverWebhookTask(deps: WorkerDeps): Task {
   warnIfDevelopmentKey(deps.config, deps.log);
   return async (payload) => {
-    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps) }, payload as DeliverPayload);
+    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, payload as DeliverPayload);
   };
 }

@@ -15,7 +15,7 @@ interface Payload {
 export function dispatchEventTask(deps: WorkerDeps): Task {
   return async (payload) => {
     const { eventId } = payload as Payload;
-    const sent = await dispatchEvent({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps) }, eventId);
+    const sent = await dispatchEvent({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, eventId);
     if (sent > 0) deps.log.debug({ eventId, sent }, 'webhook first attempts made');
   };
 }

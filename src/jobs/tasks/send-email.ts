@@ -4,6 +4,7 @@ import type { Transporter } from 'nodemailer';
 import type { Attempt, EmailRow } from '../../db/queries/email-outbox.ts';
 import { findEmails, recordAttempts } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
+import { emails } from '../../metrics.ts';
 import { coalesce } from '../coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
 
@@ -61,10 +62,13 @@ export function sendEmail(deps: WorkerDeps): Task {
       const final = helpers.job.attempts >= helpers.job.max_attempts;
       const reason = describe(err);
       await recordAttempt(email.id, final ? 'failed' : 'pending', reason);
+      emails.inc({ outcome: 'failed' });
       deps.log.warn({ emailId: email.id, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
       return `${email.id}: ${reason}`;
     }
     await recordAttempt(email.id, 'sent', null);
+    emails.inc({ outcome: 'sent' });
+    deps.log.info({ emailId: email.id, bookingId: email.booking_id, kind: email.kind, to: email.to_address }, 'email sent');
     return undefined;
   }
 
@@ -91,6 +95,7 @@ export function sendEmail(deps: WorkerDeps): Task {
         );
       }
       await Promise.all(due.map((e) => recordAttempt(e.id, 'logged', null)));
+      emails.inc({ outcome: 'logged' }, due.length);
       return;
     }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
 import { loadConfig } from '../../../src/config.ts';
 import { recordSuccesses } from '../../../src/db/queries/webhook-deliveries.ts';
 import { loadSeed } from '../../../src/domain/seed/load.ts';
@@ -32,7 +33,7 @@ after(async () => {
   await db.drop();
 });
 
-const deps = () => ({ db: db.pool, config, now: () => new Date(), client });
+const deps = () => ({ db: db.pool, config, now: () => new Date(), client, log: pino({ level: 'silent' }) });
 const jobs = async () => (await db.pool.query(`select j.payload, j.key from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
    where k.identifier = 'deliver-webhook'`)).rows;
 const scope = { organizationId: 'org_northwind', mode: 'test' as const };
