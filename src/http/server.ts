@@ -54,7 +54,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installRequestId(app);
   installObservability(app);
   installAuth(app, deps.db);
-  installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest });
+  installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest }, () => deps.now().getTime());
   installAliases(app);
   installIdempotency(app, deps.db);
   app.addHook('onRoute', documentRoute);

@@ -9,12 +9,12 @@ export interface RateLimits {
 
 const WINDOW_MS = 60_000;
 
-/** Per-key limits (live 1000/min, test 100/min by default) with the spec's headers. */
-export function installRateLimit(app: FastifyInstance, store: RateLimitStore, limits: RateLimits): void {
+/** Per-key limits (live 1000/min, test 100/min by default) with the spec's headers; windows follow the app's clock. */
+export function installRateLimit(app: FastifyInstance, store: RateLimitStore, limits: RateLimits, clock: () => number = Date.now): void {
   app.addHook('onRequest', async (request, reply) => {
     const auth = request.auth;
     if (!auth) return;
-    const now = Date.now();
+    const now = clock();
     const resetAt = Math.floor(now / WINDOW_MS) * WINDOW_MS + WINDOW_MS;
     const limit = auth.mode === 'live' ? limits.live : limits.test;
     const count = await store.hit(auth.keyId, resetAt);
