@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'coverage'] },
+  { ignores: ['node_modules', 'data', 'coverage', 'sdk/dist', 'sdk/src/openapi.ts', 'sdk/.build-*', 'test-artifacts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
