@@ -12,4 +12,16 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // the booking widget: a classic browser script served as written
+    files: ['src/http/widget/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly', document: 'readonly', location: 'readonly', customElements: 'readonly', HTMLElement: 'readonly',
+        HTMLScriptElement: 'readonly', HTMLInputElement: 'readonly', HTMLSelectElement: 'readonly', HTMLButtonElement: 'readonly',
+        Intl: 'readonly', crypto: 'readonly', fetch: 'readonly', URL: 'readonly',
+      },
+    },
+  },
 );

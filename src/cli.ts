@@ -162,8 +162,13 @@ function printDemo(base: string, demo: SeedFile, present: ReadonlySet<string>): 
     ? ['', 'Demo data is loaded. API keys (from fixtures/demo.json):', ...keys]
     : ['', 'The database already holds other data, so the demo was not loaded. Create a key with: booking-service keys create --org <id>'];
   const tryKey = orgs[0]?.api_keys[0]?.key ?? 'KEY';
-  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${tryKey}" ${base}/v1/event-types`, '');
-  console.log(lines.join('\n'));
+  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${tryKey}" ${base}/v1/event-types`);
+  // the booking page needs a publishable key that may book from this origin
+  const page = orgs.flatMap((o) => o.api_keys
+    .filter((k) => k.key.startsWith('pk_') && k.scopes.includes('bookings:create') && (!k.allowed_origins || k.allowed_origins.includes(base)))
+    .map((k) => ({ key: k.key, eventType: o.event_types[0] })))[0];
+  if (page?.eventType) lines.push(`Book:       ${base}/book/${page.eventType.id}?key=${page.key}`);
+  console.log([...lines, ''].join('\n'));
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -19,6 +19,9 @@ export const ACCESS: Record<string, Access> = {
   'GET /metrics': { kind: 'public' },
   'GET /openapi.json': { kind: 'public' },
   'GET /freebusy/:userId': { kind: 'optional' },
+  // the booking widget's script and page; the widget calls the API with its publishable key
+  'GET /embed.js': { kind: 'public' },
+  'GET /book/:id': { kind: 'public' },
 
   'POST /bookings': key('bookings:create', true),
   'GET /bookings': key('bookings:read'),

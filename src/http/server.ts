@@ -17,6 +17,7 @@ import { installBodyParsers, installValidation } from './plugins/validation.ts';
 import type { RateLimitStore } from './rate-limit-store.ts';
 import { healthRoutes } from './routes/health.ts';
 import { apiRoutes } from './routes/index.ts';
+import { widgetRoutes } from './routes/widget.ts';
 
 export const BODY_LIMIT = 256 * 1024;
 
@@ -82,6 +83,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   await app.register(healthRoutes, { deps });
+  await app.register(widgetRoutes);
   await app.register(apiRoutes, { prefix: '/v1', deps });
   // The spec's Versioning section: the same routes without /v1, left out of the document.
   await app.register(
