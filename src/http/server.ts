@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installAuth } from './plugins/auth.ts';
+import { installHostileText } from './plugins/hostile-text.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installObservability } from './plugins/observability.ts';
 import { documentRoute, finishDocument } from './openapi-docs.ts';
@@ -52,6 +53,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installValidation(app);
   installBodyParsers(app);
   registerErrorHandling(app);
+  installHostileText(app);
   installRequestId(app);
   installObservability(app);
   installAuth(app, deps.db);
