@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATE_RULE, DATE_TIME_RULE } from '../lib/dates.ts';
 import { DomainError, NotFound, PayloadTooLarge, ValidationError } from '../domain/errors.ts';
 
 export interface ErrorBody {
@@ -35,8 +36,8 @@ function detailOf(first: AjvIssue, issues: AjvIssue[]): string {
       .flatMap((i) => (i.keyword === 'const' ? [i.params.allowedValue] : ((i.params.allowedValues as unknown[]) ?? [])));
     return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
   }
-  if (first.keyword === 'pattern' && first.params.pattern === '^\\d{4}-\\d{2}-\\d{2}$') return 'must be a calendar date YYYY-MM-DD';
-  if (first.keyword === 'format' && first.params.format === 'date-time') return 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z';
+  if (first.keyword === 'format' && first.params.format === 'date') return `must be ${DATE_RULE}`;
+  if (first.keyword === 'format' && first.params.format === 'date-time') return `must be ${DATE_TIME_RULE}`;
   if (first.keyword === 'format' && first.params.format === 'uuid') return 'must be a UUID';
   return first.message ?? 'is invalid';
 }

@@ -101,6 +101,8 @@ describe('POST /bookings: validation names the field (400)', () => {
     ["another organization's event type", { event_type_id: 'et_globex_demo' }, 'event_type_id'],
     ['missing requested_time', { requested_time: undefined }, 'requested_time'],
     ['requested_time not a date-time', { requested_time: 'tomorrow' }, 'requested_time'],
+    ['requested_time an impossible date', { requested_time: '2026-11-31T10:00:00Z' }, 'requested_time'],
+    ['requested_time with a space for the T', { requested_time: '2026-12-07 10:00:00Z' }, 'requested_time'],
     ['requested_time in the past', { requested_time: '2026-11-30T10:00:00Z' }, 'requested_time'],
     ['missing attendee', { attendee: undefined }, 'attendee'],
     ['missing attendee name', { attendee: { email: 'a@example.com' } }, 'attendee.name'],

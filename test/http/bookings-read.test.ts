@@ -136,7 +136,9 @@ describe('GET /bookings: walks over 1,000 bookings', () => {
 describe('GET /bookings: parameters', () => {
   const bad = [
     'limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'status=BOGUS', 'assigned_to_id=not-a-uuid', 'attendee_email=nope',
-    'start_date=yesterday', 'end_date=2027-13-45T00:00:00Z', 'cursor=forged', 'cursor=eyJhIjoxfQ.AAAAAAAAAAAAAAAA',
+    'start_date=yesterday', 'end_date=2027-13-45T00:00:00Z', 'cursor=forged',
+    // impossible dates, which Date.parse would roll over into the next month
+    'start_date=2026-11-31T00:00:00Z', 'start_date=2026-02-29', 'end_date=2026-04-31', 'end_date=2026-12-01T24:00:00Z', 'cursor=eyJhIjoxfQ.AAAAAAAAAAAAAAAA',
   ];
   for (const q of bad) {
     it(`400 validation_error for ${q}`, async () => {

@@ -105,6 +105,8 @@ describe('GET /v1/freebusy/{userId}', () => {
     [MEMBERS.amara, 'end=2026-11-24T10:00:00Z', 'start'],
     [MEMBERS.amara, 'start=2026-11-24T09:00:00Z', 'end'],
     [MEMBERS.amara, 'start=yesterday&end=2026-11-24T10:00:00Z', 'start'],
+    [MEMBERS.amara, 'start=2026-11-31T00:00:00Z&end=2026-12-01T10:00:00Z', 'start'],
+    [MEMBERS.amara, 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:61:00Z', 'end'],
     [MEMBERS.amara, 'start=2026-11-24T10:00:00Z&end=2026-11-24T09:00:00Z', 'end'],
     [MEMBERS.amara, 'start=2026-11-01T00:00:00Z&end=2026-12-01T00:00:01Z', 'end'],
     [MEMBERS.amara, 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z&time_slot=10', 'time_slot'],

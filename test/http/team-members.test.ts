@@ -84,6 +84,14 @@ describe('GET /v1/team/members', () => {
     });
   }
 
+  for (const date of ['2026-11-31', '2026-02-29', '2026-13-01', '24-11-2026']) {
+    it(`available: 400 naming date for the impossible or malformed date ${date}`, async () => {
+      const res = await get(`/v1/team/members/available?date=${date}`);
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error.field, 'date');
+    });
+  }
+
   it('401 without a key; 403 without team:read', async () => {
     assert.equal((await get('/v1/team/members', null)).status, 401);
     assert.equal((await get('/v1/team/members', KEYS.readOnly)).status, 403);

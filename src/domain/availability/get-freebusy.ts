@@ -1,6 +1,7 @@
 import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
 import * as members from '../../db/queries/members.ts';
+import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
 import { NotFound, ValidationError } from '../errors.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
 import { freeBusySlots } from './freebusy.ts';
@@ -25,8 +26,8 @@ export interface FreeBusyCaller {
 }
 
 function instant(raw: string, field: string): number {
-  const t = Date.parse(raw);
-  if (Number.isNaN(t)) throw new ValidationError(`query parameter "${field}" must be an ISO 8601 date-time, got "${raw}"`, field);
+  const t = parseDateTime(raw);
+  if (t === undefined) throw new ValidationError(`query parameter "${field}" must be ${DATE_TIME_RULE}, got "${raw}"`, field);
   return t;
 }
 

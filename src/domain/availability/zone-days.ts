@@ -1,3 +1,4 @@
+import { parseDate } from '../../lib/dates.ts';
 import { zoneOffset } from './zone-offsets.ts';
 
 export const DAY_MS = 86_400_000;
@@ -24,18 +25,8 @@ export function utcOfWall(zone: string, wall: number): number {
   return Math.max(ta, tb);
 }
 
-/**
- * A calendar date "YYYY-MM-DD" as its 00:00 written as UTC (a wall date), or undefined when it
- * is not a real date (2026-02-30). setUTCFullYear, unlike Date.UTC, keeps years below 100.
- */
-export function parseWallDate(value: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return undefined;
-  const d = new Date(0);
-  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  // an overflowing day or month rolls over into the next: a real date reads back as written
-  return d.toISOString().slice(0, 10) === value ? d.getTime() : undefined;
-}
+/** A calendar date "YYYY-MM-DD" as its 00:00 written as UTC (a wall date), or undefined when it is not a real date (2026-02-30). */
+export const parseWallDate = parseDate;
 
 /** The local calendar date (its 00:00 written as UTC) of an instant in a zone. */
 export function wallDateOf(zone: string, instant: number): number {

@@ -13,7 +13,7 @@ import { isUniqueViolation, sqlState, withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import type { AttendeeInput } from './validate.ts';
-import { requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
+import { instantField, requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
 import { bookingTransitions, bookingsCreated } from '../../metrics.ts';
 
 export interface BookingDeps {
@@ -59,7 +59,7 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
   const attendee = validateAttendee(input.attendee);
   const customFields = validateCustomFields(type.custom_fields, input.custom_fields);
   const metadata = validateMetadata(input.metadata);
-  const start = new Date(input.requested_time);
+  const start = instantField(input.requested_time, 'requested_time');
   requireFuture(start, now, 'requested_time');
   // Member ids are uuids, which compare lowercase; GET /availability's assignedToId does the same.
   const assignTo = input.assign_to?.toLowerCase();

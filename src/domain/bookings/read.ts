@@ -1,6 +1,7 @@
 import type { Db } from '../../db/pool.ts';
 import type { BookingRow, BookingStatus } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
+import { DATE_RULE, DATE_TIME_RULE, parseDateOrDateTime } from '../../lib/dates.ts';
 import { NotFound, ValidationError } from '../errors.ts';
 import type { Caller } from './create.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -29,16 +30,12 @@ export interface ListQuery {
   cursor?: string;
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
 /** start_date / end_date: an ISO date-time, or a date meaning its midnight UTC. */
 function instant(value: string | undefined, field: string): Date | undefined {
   if (value === undefined) return undefined;
-  const ok = DATE_ONLY.test(value) || DATE_TIME.test(value);
-  const d = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
-  if (!ok || Number.isNaN(d.getTime())) throw new ValidationError(`query parameter "${field}" must be an ISO 8601 date-time`, field);
-  return d;
+  const t = parseDateOrDateTime(value);
+  if (t === undefined) throw new ValidationError(`query parameter "${field}" must be ${DATE_RULE} or ${DATE_TIME_RULE}`, field);
+  return new Date(t);
 }
 
 /** Newest first, keyset-paginated: stable while bookings are added, any page as fast as the first. */

@@ -15,7 +15,7 @@ import { withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
 import { candidateOrder, inHostOrder } from './routing.ts';
 import { requireTransition } from './transitions.ts';
-import { requireFuture, validateReason } from './validate.ts';
+import { instantField, requireFuture, validateReason } from './validate.ts';
 import { bookingTransitions } from '../../metrics.ts';
 
 export interface RescheduleInput {
@@ -34,7 +34,7 @@ const sameMembers = (a: readonly string[], b: readonly string[]) => a.length ===
 export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: string, input: RescheduleInput): Promise<BookingRow> {
   const now = deps.now();
   const reason = validateReason(input.reason);
-  const start = new Date(input.start_time);
+  const start = instantField(input.start_time, 'start_time');
   requireFuture(start, now, 'start_time');
   const current = await bookings.findById(deps.db, caller.organizationId, caller.mode, id);
   if (!current) throw new NotFound(`booking "${id}" not found`);

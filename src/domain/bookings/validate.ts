@@ -3,6 +3,7 @@ import { IANAZone } from 'luxon';
 import type { Attendee } from '../../db/queries/bookings.ts';
 import type { FieldDefinition } from '../event-types/custom-field-types.ts';
 import { customFieldProblem, isBlank } from '../event-types/custom-field-types.ts';
+import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
 import { ValidationError } from '../errors.ts';
 
 /** Documented in docs/bookings.md. */
@@ -121,6 +122,13 @@ export function validateMetadata(input: unknown): Record<string, unknown> {
     }
   }
   return input as Record<string, unknown>;
+}
+
+/** A body date-time through the one date parser (src/lib/dates.ts), or a 400 naming the field. */
+export function instantField(value: string, field: string): Date {
+  const t = parseDateTime(value);
+  if (t === undefined) throw new ValidationError(`field "${field}" must be ${DATE_TIME_RULE}`, field);
+  return new Date(t);
 }
 
 /** A booking start must lie ahead of now; "in the past" is 400 (decisions.md §4 allows 400 or 409). */

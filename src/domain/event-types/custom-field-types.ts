@@ -1,3 +1,4 @@
+import { parseDate } from '../../lib/dates.ts';
 import { PHONE_RULE, isPhone } from '../phone.ts';
 /**
  * Custom-field types. The spec shows TEXT and SELECT; the rest are the ones booking forms of
@@ -28,7 +29,6 @@ export interface FieldDefinition {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Returns why a value does not fit its field, or null when it does. */
 export function customFieldProblem(field: FieldDefinition, value: unknown): string | null {
@@ -53,7 +53,7 @@ export function customFieldProblem(field: FieldDefinition, value: unknown): stri
     case 'PHONE':
       return typeof value === 'string' && isPhone(value) ? null : 'must be a phone number';
     case 'DATE':
-      return typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? null : 'must be a date YYYY-MM-DD';
+      return typeof value === 'string' && parseDate(value) !== undefined ? null : 'must be a date YYYY-MM-DD';
     default:
       return null;
   }

@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { parseDateTime } from '../../lib/dates.ts';
 import { PUBLISHABLE_SCOPES, isScope, parseKey } from '../auth/scopes.ts';
 import { CUSTOM_FIELD_TYPES } from '../event-types/custom-field-types.ts';
 import { CUSTOM_FIELD_KEY_PATTERN, EVENT_TYPE_LIMITS, SLUG_PATTERN } from '../event-types/limits.ts';
@@ -139,7 +140,7 @@ function oneOf(v: unknown, path: string, allowed: string[]): string {
 }
 function instant(v: unknown, path: string): string {
   const s = reqStr(v, path);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) || Number.isNaN(Date.parse(s))) {
+  if (parseDateTime(s) === undefined) {
     fail(path, `not an ISO 8601 date-time with offset: "${s}"`);
   }
   return s;

@@ -3,6 +3,7 @@ import type { Options } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
+import { parseDate, parseDateTime } from '../../lib/dates.ts';
 
 // ajv-formats is CommonJS; under Node's ESM its plugin is the module itself or its default.
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv;
@@ -11,6 +12,10 @@ function compiler(coerceTypes: Options['coerceTypes']): Ajv {
   // allErrors stays off: with it on, a crafted body can make validation very slow.
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, addUsedSchema: false, allErrors: false, strict: false });
   addFormats(ajv);
+  // The one date parser of src/lib/dates.ts, so a schema refuses exactly what the domain refuses
+  // (ajv-formats' own date-time takes a space for the T and a leap second).
+  ajv.addFormat('date', { type: 'string', validate: (s: string) => parseDate(s) !== undefined });
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseDateTime(s) !== undefined });
   return ajv;
 }
 

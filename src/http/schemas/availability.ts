@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DateTime } from './common.ts';
 
-const DATE = { pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'calendar date YYYY-MM-DD, read in `timezone`' };
+const DATE = { format: 'date', description: 'calendar date YYYY-MM-DD, read in `timezone`' };
 
 export const AvailabilityQuery = Type.Object({
   event_type_id: Type.String({ minLength: 1, maxLength: 255, description: 'alias eventTypeId' }),

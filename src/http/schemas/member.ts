@@ -35,7 +35,7 @@ const filters = {
 export const MemberListQuery = Type.Object({ is_active: Type.Optional(Type.Boolean()), ...filters, ...paging });
 
 export const AvailableQuery = Type.Object({
-  date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD, read in each member\'s own zone; default today (UTC)' })),
+  date: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, read in each member\'s own zone; default today (UTC)' })),
   duration: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'minutes' }),
   ...filters,
   ...paging,
