@@ -77,3 +77,24 @@ export class RateLimited extends DomainError {
     this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
   }
 }
+
+/** The request line is longer than the server reads (the URL's own limit). */
+export class UriTooLong extends DomainError {
+  readonly status = 414;
+  readonly type = 'invalid_request_error';
+  readonly code = 'uri_too_long';
+}
+
+/** The request line and headers together exceed the server's header size limit. */
+export class HeadersTooLarge extends DomainError {
+  readonly status = 431;
+  readonly type = 'invalid_request_error';
+  readonly code = 'headers_too_large';
+}
+
+/** The client did not send a whole request in time. */
+export class RequestTimeout extends DomainError {
+  readonly status = 408;
+  readonly type = 'invalid_request_error';
+  readonly code = 'request_timeout';
+}

@@ -1,6 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATE_RULE, DATE_TIME_RULE } from '../lib/dates.ts';
-import { DomainError, NotFound, PayloadTooLarge, ValidationError } from '../domain/errors.ts';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  DomainError, HeadersTooLarge, NotFound, PayloadTooLarge, RequestTimeout, UriTooLong, ValidationError,
+} from '../domain/errors.ts';
 
 export interface ErrorBody {
   success: false;
@@ -88,20 +93,86 @@ export function sendError(reply: FastifyReply, err: DomainError): FastifyReply {
   return reply.code(err.status).send(errorBody(err));
 }
 
+function sendInternalError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  request.log.error({ err }, 'unexpected error');
+  return reply.code(500).send({
+    success: false,
+    error: {
+      type: 'api_error',
+      code: 'internal_error',
+      message: `An unexpected error occurred; quote request id ${request.id} when reporting it`,
+      request_id: request.id,
+    },
+  });
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any hook runs, so the request-id
+ * hook has not set the header either. A path that is not valid percent-encoded UTF-8
+ * (`/v1/bookings/%FF`, `%`, `%2`) is 400; a path parameter over the router's 500 characters
+ * names nothing that can exist, so 404.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  if (err.code === 'FST_ERR_BAD_URL') {
+    sendError(reply, new ValidationError('the URL path is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20', 'url'));
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendError(reply, new NotFound('a path parameter is over 500 characters long, so nothing has it'));
+  } else {
+    sendInternalError(request, reply, err);
+  }
+}
+
+/** What Node's `clientError` event carries: `rawPacket` is the data the parser was reading. */
+interface ClientError extends Error {
+  code?: string;
+  rawPacket?: unknown;
+}
+
+/** The HTTP parser's error as one of ours: too long a request line, too large headers, too slow, or malformed. */
+function clientErrorOf(err: ClientError): DomainError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeout('the request was not received in time');
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // Node counts the request line as part of the 16 KB of headers; when no line ends in what it
+    // read, the URL alone is too long.
+    const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
+    const firstLineEnds = raw ? raw.indexOf('\r\n') : -1;
+    if (raw && (firstLineEnds < 0 || firstLineEnds > raw.length / 2)) {
+      return new UriTooLong('the URL is too long: the request line and headers may be at most 16 KB');
+    }
+    return new HeadersTooLarge('the request headers are too large: the request line and headers may be at most 16 KB');
+  }
+  return new ValidationError('malformed HTTP request', 'request');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request, so there is no request
+ * object and no reply; the answer is written on the socket, in the envelope, with a fresh
+ * X-Request-Id (the client's header was not read), and the connection closed.
+ */
+export function clientErrorHandler(err: ClientError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = clientErrorOf(err);
+  const id = randomUUID();
+  if (socket.writable) {
+    const body = JSON.stringify({ ...errorBody(known), error: { ...errorBody(known).error, request_id: id } });
+    socket.write(
+      `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const known = toDomainError(err);
     if (known) return sendError(reply, known);
-    request.log.error({ err }, 'unexpected error');
-    return reply.code(500).send({
-      success: false,
-      error: {
-        type: 'api_error',
-        code: 'internal_error',
-        message: `An unexpected error occurred; quote request id ${request.id} when reporting it`,
-        request_id: request.id,
-      },
-    });
+    return sendInternalError(request, reply, err);
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new NotFound(`no route ${request.method} ${request.url.split('?')[0]}`)),

@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './deps.ts';
-import { registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installHostileText } from './plugins/hostile-text.ts';
@@ -47,6 +47,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     genReqId: requestIdFor,
     // one line per request, written by installObservability when the answer has gone out
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors Fastify and Node answer before any hook runs, in the envelope too (decisions.md §6).
+    frameworkErrors,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
