@@ -5,7 +5,7 @@ import { ConfigError } from './config.ts';
 import { startEmbedded } from './db/embedded.ts';
 import type { Pool } from './db/pool.ts';
 import { createPool } from './db/pool.ts';
-import { REDACT } from './http/server.ts';
+import { loggerOptions } from './http/log.ts';
 
 export interface Database {
   pool: Pool;
@@ -16,7 +16,7 @@ export interface Database {
 
 /** JSON lines for log collectors; human-readable ones (pino-pretty) when LOG_FORMAT=pretty, the default on a terminal. */
 export function createLogger(config: Config): Logger {
-  const options = { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+  const options = loggerOptions(config.logLevel);
   if (config.logFormat === 'json') return pino(options);
   return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
 }

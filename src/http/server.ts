@@ -6,9 +6,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './deps.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
+import { loggerOptions } from './log.ts';
 import { installAliases } from './plugins/aliases.ts';
-import { installAuth } from './plugins/auth.ts';
 import { installHostileText } from './plugins/hostile-text.ts';
+import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installObservability } from './plugins/observability.ts';
 import { documentRoute, finishDocument } from './openapi-docs.ts';
@@ -30,19 +31,12 @@ export interface ServerOptions {
   loggerInstance?: Logger;
 }
 
-export const REDACT = [
-  'req.headers.authorization',
-  'req.headers["service-api-key"]',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-];
-
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const { deps } = opts;
   const app = Fastify({
     ...(opts.loggerInstance
       ? { loggerInstance: opts.loggerInstance as unknown as FastifyBaseLogger }
-      : { logger: opts.logger ?? { level: deps.config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } } }),
+      : { logger: opts.logger ?? loggerOptions(deps.config.logLevel) }),
     bodyLimit: BODY_LIMIT,
     genReqId: requestIdFor,
     // one line per request, written by installObservability when the answer has gone out
@@ -56,11 +50,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installValidation(app);
   installBodyParsers(app);
   registerErrorHandling(app);
-  installHostileText(app);
   installRequestId(app);
   installObservability(app);
   installAuth(app, deps.db);
   installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest }, () => deps.now().getTime());
+  installHostileText(app);
   installAliases(app);
   installIdempotency(app, deps.db);
   app.addHook('onRoute', documentRoute);

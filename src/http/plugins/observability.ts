@@ -1,26 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { httpRequestDuration } from '../../metrics.ts';
-
-/** Query parameters whose values are secrets when a client puts them in a URL by mistake (decisions §6). */
-const SECRET_PARAM = /key|token|secret|password|passwd|signature|auth/i;
-
-/** The request's path and query with every secret-looking parameter's value replaced. */
-export function redactedUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const parts = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    let decoded = name;
-    try {
-      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch {
-      // a malformed escape: judge the raw name
-    }
-    return eq >= 0 && SECRET_PARAM.test(decoded) ? `${name}=[redacted]` : pair;
-  });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
-}
+import { redactUrl } from '../log.ts';
 
 /** The route pattern a request matched (`/v1/bookings/:id`), so metrics have few label values. */
 function routeOf(request: FastifyRequest): string {
@@ -39,7 +19,7 @@ export function installObservability(app: FastifyInstance): void {
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
     const fields = {
       method: request.method,
-      url: redactedUrl(request.url),
+      url: redactUrl(request.url),
       route,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
