@@ -17,6 +17,8 @@ interface AjvIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set when the issue is about an object's key (JSON Schema `propertyNames`). */
+  propertyName?: string;
 }
 
 /** Turns Ajv's JSON pointer into the field name a client sent, e.g. "attendee.email" or "custom_fields[0].type". */
@@ -52,7 +54,8 @@ function validationMessage(issues: AjvIssue[], context: string | undefined): Val
   const field = fieldOf(first);
   const where = context && context !== 'body' ? (CONTEXT[context] ?? `${context} parameter`) : 'field';
   const name = field || context || 'request';
-  return new ValidationError(`${where} "${name}" ${detailOf(first, issues)}`, name);
+  const key = first.propertyName === undefined ? '' : ` key "${first.propertyName.slice(0, 60)}"`;
+  return new ValidationError(`${where} "${name}"${key} ${detailOf(first, issues)}`, name);
 }
 
 /** Maps any thrown error to the spec's envelope; the only place that does so. */

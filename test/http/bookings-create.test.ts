@@ -115,8 +115,11 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['required custom field missing', { custom_fields: {} }, 'custom_fields.company'],
     ['SELECT value not an option', { custom_fields: { company: 'X', topic: 'crypto' } }, 'custom_fields.topic'],
     ['TEXT value not a string', { custom_fields: { company: { a: 1 } } }, 'custom_fields.company'],
-    ['nested metadata', { metadata: { a: { b: 1 } } }, 'metadata.a'],
     ['metadata not an object', { metadata: 'x' }, 'metadata'],
+    ['metadata an array', { metadata: [1, 2] }, 'metadata'],
+    ['metadata with a key of 41 characters', { metadata: { ['k'.repeat(41)]: 1 } }, 'metadata'],
+    ['metadata with an empty key', { metadata: { '': 1 } }, 'metadata'],
+    ['metadata over 16 KB as JSON', { metadata: { a: 'x'.repeat(16 * 1024) } }, 'metadata'],
     ['metadata with 51 keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'metadata'],
     ['external_id over 255', { external_id: 'x'.repeat(256) }, 'external_id'],
     ['assign_to not a host of the type', { assign_to: MEMBERS.priya }, 'assign_to'],
@@ -136,6 +139,22 @@ describe('POST /bookings: validation names the field (400)', () => {
     await expectError(res, 400, 'validation_error');
     const n = await t.db.pool.query(`select count(*)::int as n from bookings where start_time = '2026-12-07T10:00:00Z'`);
     assert.equal(n.rows[0].n, 0);
+  });
+});
+
+describe('POST /bookings: metadata (decisions.md §8)', () => {
+  it('any JSON values are stored and returned exactly as sent, by create, read and list', async () => {
+    const metadata = {
+      crm: { id: 'A-1', tags: ['vip', 'eu'], owner: null, score: 3.25, nested: { deep: [[1, 2], { x: true }] } },
+      empty: {}, list: [], flag: false, nothing: null, n: -0.5, s: 'é✓', ['k'.repeat(40)]: 1,
+    };
+    const res = await create(t, introBody('2026-12-15T10:00:00Z', { metadata }));
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.booking.metadata, metadata);
+    const read = await t.request('GET', `/v1/bookings/${res.body.booking.id}`, { key: KEYS.secret });
+    assert.deepEqual(read.body.booking.metadata, metadata);
+    const listed = await t.request('GET', '/v1/bookings?start_date=2026-12-15&end_date=2026-12-16', { key: KEYS.secret });
+    assert.deepEqual(listed.body.bookings.find((b: { id: string }) => b.id === res.body.booking.id).metadata, metadata);
   });
 });
 

@@ -12,7 +12,8 @@ export const LIMITS = {
   emailLength: 254,
   metadataKeys: 50,
   metadataKeyLength: 40,
-  metadataStringLength: 500,
+  /** The whole object as JSON, in UTF-8 bytes. */
+  metadataBytes: 16 * 1024,
   reasonLength: 500,
 } as const;
 
@@ -98,28 +99,27 @@ export function validateCustomFields(defs: readonly FieldDefinition[], input: Re
 }
 
 /**
- * Metadata is the client's own flat key-value store: at most 50 keys of at most 40 characters,
- * values strings (at most 500 characters), numbers, booleans or null; no nesting.
+ * Metadata is the client's own free-form object (decisions.md §8): values may be any JSON
+ * (strings, numbers, booleans, null, arrays, objects) and are returned as sent; at most 50
+ * top-level keys of 1 to 40 characters, the whole object at most 16 KB as JSON (UTF-8 bytes).
+ * Every refusal names `metadata`. Text PostgreSQL cannot store and nesting deeper than the
+ * edge allows never get here (src/http/plugins/hostile-text.ts).
  */
 export function validateMetadata(input: unknown): Record<string, unknown> {
   if (input === undefined || input === null) return {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('field "metadata" must be an object', 'metadata');
-  const entries = Object.entries(input as Record<string, unknown>);
-  if (entries.length > LIMITS.metadataKeys) {
-    throw new ValidationError(`field "metadata" may hold at most ${LIMITS.metadataKeys} keys`, 'metadata');
+  const keys = Object.keys(input);
+  if (keys.length > LIMITS.metadataKeys) {
+    throw new ValidationError(`field "metadata" may hold at most ${LIMITS.metadataKeys} keys, got ${keys.length}`, 'metadata');
   }
-  for (const [key, value] of entries) {
-    const field = `metadata.${key}`;
-    if (key.length === 0 || key.length > LIMITS.metadataKeyLength) {
-      throw new ValidationError(`field "${field}": keys must be 1 to ${LIMITS.metadataKeyLength} characters`, field);
-    }
-    if (typeof value === 'string') {
-      if (value.length > LIMITS.metadataStringLength) {
-        throw new ValidationError(`field "${field}" must be at most ${LIMITS.metadataStringLength} characters`, field);
-      }
-    } else if (!(value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
-      throw new ValidationError(`field "${field}" must be a string, number, boolean or null (metadata is flat)`, field);
-    }
+  const badKey = keys.find((key) => key.length === 0 || key.length > LIMITS.metadataKeyLength);
+  if (badKey !== undefined) {
+    const shown = badKey.length > 60 ? `${badKey.slice(0, 60)}…` : badKey;
+    throw new ValidationError(`field "metadata": keys must be 1 to ${LIMITS.metadataKeyLength} characters, got "${shown}"`, 'metadata');
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(input));
+  if (bytes > LIMITS.metadataBytes) {
+    throw new ValidationError(`field "metadata" must be at most ${LIMITS.metadataBytes / 1024} KB as JSON, got ${bytes} bytes`, 'metadata');
   }
   return input as Record<string, unknown>;
 }

@@ -21,7 +21,7 @@ const STANDARD_FIELDS = [
   { key: 'assign_to', label: 'Team member', type: 'MEMBER', required: false, format: 'uuid',
     validation: 'id of a host of this event type who is free at requested_time' },
   { key: 'metadata', label: 'Metadata', type: 'OBJECT', required: false,
-    validation: 'flat object: at most 50 keys of at most 40 characters; values strings (at most 500 characters), numbers, booleans or null' },
+    validation: 'object of any JSON values: at most 50 top-level keys of 1 to 40 characters, at most 16 KB as JSON' },
 ];
 
 const MAX_LENGTH: Partial<Record<CustomFieldType, number>> = { TEXT: 500, TEXTAREA: 5000 };

@@ -31,7 +31,11 @@ const CreateBody = Type.Object({
   custom_fields: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   metadata: Type.Optional(
     Nullable(Type.Record(Type.String(), Type.Unknown(), {
-      description: `flat: at most ${LIMITS.metadataKeys} keys of 1..${LIMITS.metadataKeyLength} characters; values string (≤ ${LIMITS.metadataStringLength}), number, boolean or null`,
+      description:
+        `free-form, returned as sent: values may be any JSON (objects, arrays, null); at most ${LIMITS.metadataKeys} top-level keys ` +
+        `of 1..${LIMITS.metadataKeyLength} characters, at most ${LIMITS.metadataBytes / 1024} KB as JSON`,
+      maxProperties: LIMITS.metadataKeys,
+      propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyLength },
     })),
   ),
   assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),

@@ -56,16 +56,23 @@ describe('custom fields', () => {
 });
 
 describe('metadata and reason', () => {
-  it('accepts a flat object within the limits', () => {
-    assert.deepEqual(validateMetadata({ a: 'x', b: 1, c: true, d: null }), { a: 'x', b: 1, c: true, d: null });
+  it('accepts any JSON values within the limits (decisions.md §8)', () => {
+    const nested = { a: 'x', b: 1, c: true, d: null, e: { f: [1, { g: null }], h: {} }, i: [], j: 'y'.repeat(2000) };
+    assert.deepEqual(validateMetadata(nested), nested);
     assert.deepEqual(validateMetadata(undefined), {});
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`.padEnd(40, 'x'), i]));
+    assert.deepEqual(validateMetadata(fifty), fifty);
+    // exactly 16 KB as JSON: {"a":"…"} is 8 bytes around the string
+    assert.ok(validateMetadata({ a: 'x'.repeat(16 * 1024 - 8) }));
   });
-  it('refuses nesting, too many keys, long keys and long values', () => {
-    assert.equal(fieldOf(() => validateMetadata({ a: { b: 1 } })), 'metadata.a');
+  it('refuses too many keys, empty or long keys and over 16 KB, naming metadata', () => {
     assert.equal(fieldOf(() => validateMetadata(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])))), 'metadata');
-    assert.equal(fieldOf(() => validateMetadata({ ['k'.repeat(41)]: 1 })), `metadata.${'k'.repeat(41)}`);
-    assert.equal(fieldOf(() => validateMetadata({ a: 'x'.repeat(501) })), 'metadata.a');
+    assert.equal(fieldOf(() => validateMetadata({ ['k'.repeat(41)]: 1 })), 'metadata');
+    assert.equal(fieldOf(() => validateMetadata({ '': 1 })), 'metadata');
+    assert.equal(fieldOf(() => validateMetadata({ a: 'x'.repeat(16 * 1024 - 7) })), 'metadata');
+    assert.equal(fieldOf(() => validateMetadata({ a: 'é'.repeat(8 * 1024) })), 'metadata'); // 16 KB of characters, 2 bytes each
     assert.equal(fieldOf(() => validateMetadata([1])), 'metadata');
+    assert.equal(fieldOf(() => validateMetadata('x')), 'metadata');
   });
   it('reason at most 500 characters', () => {
     assert.equal(validateReason('x'.repeat(500)), 'x'.repeat(500));
