@@ -76,6 +76,9 @@ describe('text fields of the eight write endpoints', () => {
     const before = await snapshot();
     const body = introBody('2026-12-03T10:00:00Z', { metadata: { [`k${NUL}`]: 1 } });
     expect400(await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: raw(body) }), 'metadata', 'key');
+    const top = { ...introBody('2026-12-03T10:00:00Z'), [`x${LONE}`]: 1 };
+    expect400(await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: raw(top) }), 'body', 'top-level key');
+    expect400(await t.request('GET', '/v1/bookings?a%00=1', { key: KEYS.secret }), 'query', 'query parameter name');
     const low = introBody('2026-12-03T10:00:00Z', { custom_fields: { company: 'x\udc00y' } });
     expect400(await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: raw(low) }), 'custom_fields.company', 'low');
     assert.equal(await snapshot(), before);

@@ -15,7 +15,7 @@ import { NotFound, ValidationError } from '../../domain/errors.ts';
 export const MAX_DEPTH = 32;
 
 export interface TextProblem {
-  /** The offending field as the client wrote it: `attendee.name`, `custom_fields.notes`, `items[2]`. */
+  /** The offending field as the client wrote it: `attendee.name`, `custom_fields.notes`, `items[2]`; '' for the whole value. */
   field: string;
   problem: string;
 }
@@ -29,8 +29,8 @@ function textProblem(s: string): string | undefined {
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
 /** The first string or key in `value` that cannot be stored, or a nesting too deep; walked without recursion. */
-export function findTextProblem(value: unknown, root = ''): TextProblem | undefined {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+export function findTextProblem(value: unknown): TextProblem | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value: v, path, depth } = stack.pop()!;
     if (typeof v === 'string') {
@@ -47,7 +47,7 @@ export function findTextProblem(value: unknown, root = ''): TextProblem | undefi
     for (const key of Object.keys(v)) {
       const problem = textProblem(key);
       // The key itself cannot be shown (it is the bad text): name where it is.
-      if (problem) return { field: path || 'body', problem: `has a key that ${problem}` };
+      if (problem) return { field: path, problem: `has a ${path ? 'key' : 'name'} that ${problem}` };
       stack.push({ value: (v as Record<string, unknown>)[key], path: join(path, key), depth: depth + 1 });
     }
   }
@@ -59,12 +59,13 @@ export function installHostileText(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const inPath = findTextProblem(request.params);
     if (inPath) throw new NotFound(`path parameter "${inPath.field}" ${inPath.problem}, so nothing has it`);
+    // Where a name itself is the bad text, the problem is about the query string or the body as a whole.
     const inQuery = findTextProblem(request.query);
-    if (inQuery) throw new ValidationError(`query parameter "${inQuery.field}" ${inQuery.problem}`, inQuery.field);
-    const inBody = findTextProblem(request.body);
-    if (inBody) {
-      const field = inBody.field || 'body';
-      throw new ValidationError(`${inBody.field ? `field "${field}"` : 'body'} ${inBody.problem}`, field);
+    if (inQuery) {
+      const where = inQuery.field ? `query parameter "${inQuery.field}"` : 'a query parameter';
+      throw new ValidationError(`${where} ${inQuery.problem}`, inQuery.field || 'query');
     }
+    const inBody = findTextProblem(request.body);
+    if (inBody) throw new ValidationError(`${inBody.field ? `field "${inBody.field}"` : 'a body field'} ${inBody.problem}`, inBody.field || 'body');
   });
 }
