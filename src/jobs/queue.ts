@@ -1,22 +1,9 @@
 import type { Db, Tx } from '../db/pool.ts';
 import { batchUntilCommit, prepared } from '../db/pool.ts';
+import type { AddJobOptions, JobSpec } from '../db/queries/job-specs.ts';
+import { jobSpecsJson } from '../db/queries/job-specs.ts';
 
-export interface AddJobOptions {
-  /** Earliest time to run. */
-  runAt?: Date;
-  maxAttempts?: number;
-  /** Jobs with the same key replace each other while pending. */
-  jobKey?: string;
-  /** Jobs of one queue run one at a time, in order. */
-  queueName?: string;
-  priority?: number;
-}
-
-interface JobSpec {
-  task: string;
-  payload: unknown;
-  opts: AddJobOptions;
-}
+export type { AddJobOptions };
 
 const JOBS = Symbol('graphile-worker jobs');
 
@@ -37,17 +24,7 @@ export async function addJob(db: Db, task: string, payload: unknown, opts: AddJo
   ));
 }
 
-/** The transaction's keyless jobs, in one call (enqueue_jobs, migration 062) made as its last statement. */
+/** The transaction's keyless jobs, in one call (src/db/functions/enqueue_jobs.sql) made as its last statement. */
 async function flushJobs(tx: Tx, specs: JobSpec[]): Promise<void> {
-  await tx.query(prepared(
-    'select enqueue_jobs($1::text[], $2::json[], $3::text[], $4::timestamptz[], $5::int[], $6::int[])',
-    [
-      specs.map((s) => s.task),
-      specs.map((s) => JSON.stringify(s.payload ?? {})),
-      specs.map((s) => s.opts.queueName ?? null),
-      specs.map((s) => s.opts.runAt ?? null),
-      specs.map((s) => s.opts.maxAttempts ?? 25),
-      specs.map((s) => s.opts.priority ?? 0),
-    ],
-  ));
+  await tx.query(prepared('select enqueue_jobs(jobs => $1::jsonb)', [jobSpecsJson(specs)]));
 }

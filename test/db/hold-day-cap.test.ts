@@ -6,7 +6,7 @@ import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
 
-// The database's per-day cap (insert_hold_within_cap, migrations 065 and 070) counts the
+// The database's per-day cap (src/db/functions/insert_hold_within_cap.sql) counts the
 // member's active holds that START in the local day [day_from, day_to). Its count also names the
 // day as a range of the buffered interval, so that an index finds the day's holds; these
 // holds sit on the day's edges to show that this changes nothing about which holds count.

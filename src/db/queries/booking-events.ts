@@ -21,7 +21,7 @@ export interface BookingEventRow {
 }
 
 /**
- * Writes the events in one statement (record_events, migration 065, which takes the shared
+ * Writes the events in one statement (src/db/functions/record_events.sql, which takes the shared
  * subscription lock first); answers, per event in order, whether an active webhook
  * subscription of its organization and mode wants it (lists it, or it is one of `everyActive`,
  * the broadcast events). The fan-out applies the same rule.
@@ -33,7 +33,9 @@ export async function insertEvents(
 ): Promise<{ id: string; subscribed: boolean }[]> {
   const written = await rows<{ event_id: string; subscribed: boolean }>(
     tx,
-    'select event_id, subscribed from record_events($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])',
+    `select event_id, subscribed
+       from record_events(ids => $1::text[], orgs => $2::text[], modes => $3::text[], booking_ids => $4::text[], types => $5::text[],
+                          payloads => $6::jsonb[], broadcast => $7::text[])`,
     [
       events.map((e) => e.id), events.map((e) => e.organization_id), events.map((e) => e.mode), events.map((e) => e.booking_id),
       events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), everyActive,

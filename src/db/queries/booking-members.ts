@@ -8,7 +8,7 @@ export interface HoldArgs {
   /** The buffered interval [start - buffer_before, end + buffer_after). */
   blockedFrom: Date;
   blockedTo: Date;
-  /** In routing order; zones and day bounds index alike (see hold_members). */
+  /** In routing order; zones and day bounds index alike (see src/db/functions/hold_members.sql). */
   candidates: readonly string[];
   zones: readonly string[];
   dayFrom: readonly Date[];
@@ -19,14 +19,16 @@ export interface HoldArgs {
 export const blockedRange = (h: HoldArgs) => `[${h.blockedFrom.toISOString()},${h.blockedTo.toISOString()})`;
 
 /**
- * The database's hold rules (hold_members, migration 065) in one statement: the members held,
+ * The database's hold rules (src/db/functions/hold_members.sql) in one statement: the members held,
  * none when the booking cannot be placed (the caller must then roll back).
  */
 export async function holdMembers(tx: Tx, h: HoldArgs, collective: boolean): Promise<string[]> {
   // skip_busy (false): only a create skips locked candidates, inside create_booking
   const row = await one<{ held: string[] }>(
     tx,
-    `select hold_members($1, $2, $3, $4::tstzrange, $5::uuid[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9, false) as held`,
+    `select hold_members(booking => $1, hold_mode => $2, starts => $3, blocked => $4::tstzrange, candidates => $5::uuid[],
+                         zones => $6::text[], day_from => $7::timestamptz[], day_to => $8::timestamptz[], collective => $9,
+                         skip_busy => false) as held`,
     [h.bookingId, h.mode, h.start, blockedRange(h), h.candidates, h.zones, h.dayFrom, h.dayTo, collective],
   );
   return row!.held;

@@ -4,6 +4,8 @@ import type { HoldArgs } from './booking-members.ts';
 import { blockedRange } from './booking-members.ts';
 import type { BookingForEmail } from './email-outbox.ts';
 import { withEmailContext } from './email-outbox.ts';
+import type { JobSpec } from './job-specs.ts';
+import { jobSpecsJson } from './job-specs.ts';
 import { hostsOfTypeSql } from './members.ts';
 
 export type BookingStatus =
@@ -101,17 +103,18 @@ export interface NewDraft {
   /** BOOKING_CREATED: its id and payload; created_at and updated_at are filled in by the insert. */
   event: { id: string; payload: unknown };
   broadcast: readonly string[];
-  /** The fan-out job, enqueued when a subscription wants the event. */
-  dispatchJob: { task: string; maxAttempts: number };
-  routeJob: { task: string; payload: unknown; maxAttempts: number; priority: number };
+  /** Jobs to add with the booking (its routing job). */
+  jobs: readonly JobSpec[];
+  /** Jobs to add only when an active subscription wants the event (its webhook fan-out). */
+  jobsIfSubscribed: readonly JobSpec[];
 }
 
 /** SQLSTATE of create_booking when no candidate can take the booking. */
 export const NO_CANDIDATE = 'UB409';
 
 /**
- * POST /bookings' whole write in one statement, so in one implicit transaction (create_booking,
- * migration 065): the booking in DRAFT, its holds (skipping candidates another create has
+ * POST /bookings' whole write in one statement, so in one implicit transaction
+ * (src/db/functions/create_booking.sql): the booking in DRAFT, its holds (skipping candidates another create has
  * locked first), its event and its jobs. Fails with NO_CANDIDATE, 23505 (external_id), 40001
  * or 40P01; nothing is written then. Answers the row and the members held.
  */
@@ -119,12 +122,12 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
   const row = await one<BookingRow & { held: string[] }>(
     db,
     `select (c.created).*, c.held
-       from create_booking($1::jsonb, $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6, $7::tstzrange, $8, $9::jsonb,
-                           $10::text[], $11, $12, $13, $14::json, $15, $16) c`,
+       from create_booking(booking => $1::jsonb, candidates => $2::uuid[], zones => $3::text[], day_from => $4::timestamptz[],
+                           day_to => $5::timestamptz[], collective => $6, blocked => $7::tstzrange, event_id => $8,
+                           payload => $9::jsonb, broadcast => $10::text[], jobs => $11::jsonb, jobs_if_subscribed => $12::jsonb) c`,
     [
       JSON.stringify(d.booking), d.hold.candidates, d.hold.zones, d.hold.dayFrom, d.hold.dayTo, d.collective, blockedRange(d.hold),
-      d.event.id, JSON.stringify(d.event.payload), d.broadcast, d.dispatchJob.task, d.dispatchJob.maxAttempts,
-      d.routeJob.task, JSON.stringify(d.routeJob.payload), d.routeJob.maxAttempts, d.routeJob.priority,
+      d.event.id, JSON.stringify(d.event.payload), d.broadcast, jobSpecsJson(d.jobs), jobSpecsJson(d.jobsIfSubscribed),
     ],
   );
   const { held, ...booking } = row!;
@@ -225,7 +228,7 @@ export interface StatusChange {
   assignedToId?: string | null;
   hostIds?: string[];
   /**
-   * A reschedule: the booking that replaces this one (checked at commit, migration 063). Its
+   * A reschedule: the booking that replaces this one (checked at commit: deferred foreign key, src/db/schema.sql). Its
    * external_id is cleared, since the new booking takes it over.
    */
   rescheduledTo?: string;

@@ -22,9 +22,10 @@ export interface BusyRow {
 
 /**
  * For round-robin: the member's bookings (held, or closed as completed / no-show) starting in
- * the period of a start (its UTC calendar month, as the triggers of migration 060 file them in
- * member_booking_counts, one row per member and month), and when the member was last given a
- * booking. busyOfMembers reads them with the slot's busy time, in the same statement.
+ * the period of a start (its UTC calendar month, as the triggers of
+ * src/db/functions/member_booking_counts_*.sql file them in member_booking_counts, one row per
+ * member and month), and when the member was last given a booking. busyOfMembers reads them
+ * with the slot's busy time, in the same statement.
  */
 export interface RoutingStats {
   member_id: string;

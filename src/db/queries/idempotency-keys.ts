@@ -13,7 +13,7 @@ export interface IdempotencyRow {
 export interface IdemKey {
   organizationId: string;
   mode: string;
-  /** The team the request acts on; '' for requests about no one team (migration 068). */
+  /** The team the request acts on; '' for requests about no one team (idempotency_keys.team_id, src/db/schema.sql). */
   teamId: string;
   key: string;
 }

@@ -123,7 +123,7 @@ export async function upsertEventType(tx: Tx, orgId: string, e: SeedEventType): 
  * A calendar as the file has it. createdAt and updatedAt, when the file gives them, are stored
  * as given (GET /calendars orders by creation date); otherwise created_at is when seed first
  * wrote the row and updated_at when it last changed it (a NULL updated_at is made created_at by
- * the insert trigger, migration 067).
+ * the insert trigger, src/db/functions/calendars_updated_at_on_insert.sql).
  */
 export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<number> {
   return exec(
@@ -172,7 +172,7 @@ export async function foreignKeyHashes(tx: Tx, orgId: string, hashes: string[]):
   return found.map((r) => r.key_hash);
 }
 
-/** Marks the organization's configuration as changed (see migration 050). */
+/** Marks the organization's configuration as changed (organizations.schedule_version, src/db/schema.sql). */
 export async function bumpScheduleVersion(tx: Tx, organizationId: string): Promise<void> {
   await exec(tx, 'update organizations set schedule_version = schedule_version + 1 where id = $1', [organizationId]);
 }

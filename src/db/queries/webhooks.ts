@@ -40,14 +40,14 @@ export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organiza
  * mode: exclusive to add or activate a subscription, shared to record an event (which
  * record_events takes itself). An event that saw no active subscription therefore committed
  * before any subscription that could want it. The keys and their order are the database's
- * (lock_subscriptions, migration 065); only shared locks are ever taken several at a time.
+ * (src/db/functions/lock_subscriptions.sql); only shared locks are ever taken several at a time.
  */
 export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[], how: 'exclusive' | 'shared'): Promise<void> {
   const list: readonly Scope[] = Array.isArray(scopes) ? scopes : [scopes as Scope];
   if (how === 'exclusive' && new Set(list.map((s) => `${s.organizationId}:${s.mode}`)).size > 1) {
     throw new Error('lockSubscriptions: one exclusive lock at a time');
   }
-  await exec(tx, 'select lock_subscriptions($1::text[], $2::text[], $3)', [
+  await exec(tx, 'select lock_subscriptions(orgs => $1::text[], modes => $2::text[], exclusive => $3)', [
     list.map((s) => s.organizationId), list.map((s) => s.mode), how === 'exclusive',
   ]);
 }

@@ -47,7 +47,7 @@ const ROUTE_PRIORITY = -10;
  * as active booking_members rows in the statement that inserts it, so the exclusion
  * constraint lets exactly as many concurrent creates win as there are free hosts. The
  * 'route-booking' job enqueued in the same statement later turns those holds into the
- * assignment. The write is one round trip (create_booking, migration 065); a retry (a
+ * assignment. The write is one round trip (src/db/functions/create_booking.sql); a retry (a
  * candidate's zone changed, a deadlock) reads the slot again.
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
@@ -112,8 +112,8 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         collective,
         event: { id: event.id, payload: event.payload },
         broadcast: [...BROADCAST_EVENTS],
-        dispatchJob: { task: DISPATCH_TASK, maxAttempts: DISPATCH_MAX_ATTEMPTS },
-        routeJob: { task: ROUTE_JOB, payload: { bookingId: id }, maxAttempts: 25, priority: ROUTE_PRIORITY },
+        jobs: [{ task: ROUTE_JOB, payload: { bookingId: id }, opts: { maxAttempts: 25, priority: ROUTE_PRIORITY } }],
+        jobsIfSubscribed: [{ task: DISPATCH_TASK, payload: { eventId: event.id }, opts: { maxAttempts: DISPATCH_MAX_ATTEMPTS } }],
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);

@@ -20,7 +20,7 @@ export interface Candidate {
 }
 
 /**
- * What the database's hold_members (migration 065) needs: the buffered interval and, per
+ * What the database's hold_members (src/db/functions/hold_members.sql) needs: the buffered interval and, per
  * candidate, the local day of the booking as availability counts it (also where a DST change
  * skips midnight), so the per-day cap counts the same days GET /availability does.
  */
@@ -41,7 +41,7 @@ export function holdArgs(candidates: readonly Candidate[], r: HoldRequest): Hold
 
 /**
  * The members a new booking takes, or 409: every candidate for COLLECTIVE, else the first
- * free one in routing order (the rules: hold_members, migration 065). The exclusion
+ * free one in routing order (the rules: src/db/functions/hold_members.sql). The exclusion
  * constraint makes overlaps impossible whatever any code path does; the member's row lock,
  * taken before the per-day count, makes the cap exact under concurrency.
  */

@@ -59,10 +59,10 @@ export function eventRow(input: RecordEventInput) {
  * Most organizations subscribe to nothing (or not to this event), and a fan-out job that finds
  * nobody to deliver to still costs the queue a fetch and a completion (about a third of a
  * booking create's database time under load). Skipping it is safe because of the shared
- * subscription lock the database takes first, in its own statement (record_events, migration
- * 065): a subscription added, re-activated or given new events concurrently either committed
- * before it (and the insert's later snapshot sees it) or waits until these events have
- * committed, so it was not subscribed when they happened.
+ * subscription lock the database takes first, in its own statement
+ * (src/db/functions/record_events.sql): a subscription added, re-activated or given new events
+ * concurrently either committed before it (and the insert's later snapshot sees it) or waits
+ * until these events have committed, so it was not subscribed when they happened.
  */
 export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]): Promise<string[]> {
   if (inputs.length === 0) return [];

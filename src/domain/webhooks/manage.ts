@@ -50,7 +50,7 @@ export async function createWebhook(db: Pool, scope: Scope, input: CreateWebhook
   const secret = newWebhookSecret();
   return transaction(db, async (tx) => {
     // Serializes creates of one organization so the count below cannot be raced past, and
-    // orders the new subscription against concurrent booking events (record_events, migration 065).
+    // orders the new subscription against concurrent booking events (src/db/functions/record_events.sql).
     await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     if ((await webhooks.countWebhooks(tx, scope)) >= MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE) {
       throw new PreconditionFailed('precondition_failed', `at most ${MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE} webhooks per organization and mode`);
@@ -107,7 +107,7 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
   }
   return transaction(db, async (tx) => {
     // Activating a subscription or changing what it wants is ordered against booking events as
-    // creating one is (record_events, migration 065).
+    // creating one is (src/db/functions/record_events.sql).
     if (changes.is_active || changes.events) await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     const row = await webhooks.updateWebhook(tx, scope, id, changes, now);
     if (!row) throw new NotFound(`webhook ${id} not found`);

@@ -1,0 +1,43 @@
+-- create_booking: POST /bookings' write, as one statement (so one implicit transaction and one
+-- round trip): the booking in DRAFT, its holds, its BOOKING_CREATED event and its jobs.
+-- Caller: createDraft in src/db/queries/bookings.ts (createBooking, src/domain/bookings/create.ts).
+-- Rule: a booking exists only with its members held (hold_members: no member double-booked, none
+-- over its per-day cap), its event recorded (record_events) and its jobs enqueued, or not at all.
+-- Raises SQLSTATE UB409 when no candidate can take it (nothing is written), 23505 for a taken
+-- external_id, 40001 as hold_members does, 40P01 on a deadlock.
+--
+-- `booking` is the new row as JSON (jsonb_populate_record). `payload` is the event's payload
+-- with the booking as the API shows it, whose created_at and updated_at, assigned by this
+-- insert, are filled in here. The jobs are the caller's, as enqueue_jobs takes them: `jobs`
+-- always (the routing job), `jobs_if_subscribed` only when an active subscription wants the
+-- event (its webhook fan-out), all in one add_jobs call.
+create or replace function create_booking(booking jsonb, candidates uuid[], zones text[], day_from timestamptz[],
+                                          day_to timestamptz[], collective boolean, blocked tstzrange, event_id text,
+                                          payload jsonb, broadcast text[], jobs jsonb, jobs_if_subscribed jsonb,
+                                          out created bookings, out held uuid[])
+  language plpgsql as $$
+declare
+  iso constant text := 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+  subscribed boolean;
+begin
+  insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, custom_fields, metadata,
+                        external_id, assigned_to_id, host_ids, rescheduled_from)
+  select b.id, b.organization_id, b.mode, b.event_type_id, b.status, b.start_time, b.end_time, b.attendee, b.custom_fields, b.metadata,
+         b.external_id, b.assigned_to_id, b.host_ids, b.rescheduled_from
+    from jsonb_populate_record(null::bookings, booking) b
+  returning * into created;
+  held := hold_members(created.id, created.mode, created.start_time, blocked, candidates, zones, day_from, day_to, collective, true);
+  if coalesce(cardinality(held), 0) = 0 then
+    raise sqlstate 'UB409' using message = 'the slot is no longer available';
+  end if;
+  select r.subscribed into subscribed
+    from record_events(array[event_id], array[created.organization_id], array[created.mode], array[created.id], array['BOOKING_CREATED'],
+                       array[jsonb_set(jsonb_set(payload, '{data,created_at}', to_jsonb(to_char(created.created_at at time zone 'UTC', iso))),
+                                       '{data,updated_at}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso)))],
+                       broadcast) r;
+  if subscribed then
+    perform enqueue_jobs(jobs || jobs_if_subscribed);
+  else
+    perform enqueue_jobs(jobs);
+  end if;
+end $$;
