@@ -1,21 +1,17 @@
 import type { Db } from '../pool.ts';
 import { one, rows } from '../pool.ts';
+import type { ApiKeyRow } from '../schema.ts';
 
-export interface ApiKeyRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  key_prefix: string;
-  kind: 'publishable' | 'secret';
-  mode: 'test' | 'live';
-  scopes: string[];
-  allowed_origins: string[] | null;
-}
+/** What authentication reads of a key (not its hash). */
+export type ApiKeyRecord = Pick<
+  ApiKeyRow,
+  'id' | 'organization_id' | 'name' | 'key_prefix' | 'kind' | 'mode' | 'scopes' | 'allowed_origins'
+>;
 
 const COLUMNS = 'id, organization_id, name, key_prefix, kind, mode, scopes, allowed_origins';
 
-export function findActiveByHash(db: Db, hash: string): Promise<ApiKeyRow | undefined> {
-  return one<ApiKeyRow>(db, `select ${COLUMNS} from api_keys where key_hash = $1 and revoked_at is null`, [hash]);
+export function findActiveByHash(db: Db, hash: string): Promise<ApiKeyRecord | undefined> {
+  return one<ApiKeyRecord>(db, `select ${COLUMNS} from api_keys where key_hash = $1 and revoked_at is null`, [hash]);
 }
 
 export interface NewApiKey {
@@ -24,8 +20,8 @@ export interface NewApiKey {
   name: string;
   hash: string;
   prefix: string;
-  kind: 'publishable' | 'secret';
-  mode: 'test' | 'live';
+  kind: ApiKeyRow['kind'];
+  mode: ApiKeyRow['mode'];
   scopes: string[];
   allowedOrigins: string[] | null;
 }

@@ -1,24 +1,6 @@
 import type { Tx } from '../pool.ts';
+import type { BookingEventRow } from '../schema.ts';
 import { rows } from '../pool.ts';
-
-export type BookingEventType =
-  | 'BOOKING_CREATED'
-  | 'BOOKING_UPDATED'
-  | 'BOOKING_CANCELLED'
-  | 'BOOKING_RESCHEDULED'
-  | 'BOOKING_COMPLETED'
-  | 'BOOKING_NO_SHOW'
-  | 'ASSIGNMENT_CHANGED';
-
-export interface BookingEventRow {
-  id: string;
-  organization_id: string;
-  mode: 'test' | 'live';
-  booking_id: string | null;
-  type: BookingEventType;
-  payload: { event: BookingEventType; timestamp: string; data: Record<string, unknown> };
-  created_at: Date;
-}
 
 /**
  * Writes the events in one statement (src/db/functions/record_events.sql, which takes the shared

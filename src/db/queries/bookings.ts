@@ -1,4 +1,6 @@
+import type { Attendee, BookingStatus } from '../../domain/vocabulary.ts';
 import type { Db, Tx } from '../pool.ts';
+import type { BookingRow, EventTypeRow, OrganizationRow } from '../schema.ts';
 import { exec, one, rows, rowsReplanned } from '../pool.ts';
 import type { HoldArgs } from './booking-members.ts';
 import { blockedRange } from './booking-members.ts';
@@ -7,45 +9,6 @@ import { withEmailContext } from './email-outbox.ts';
 import type { JobSpec } from './job-specs.ts';
 import { jobSpecsJson } from './job-specs.ts';
 import { hostsOfTypeSql } from './members.ts';
-
-export type BookingStatus =
-  | 'DRAFT'
-  | 'SCHEDULED'
-  | 'PENDING_CONFIRMATION'
-  | 'RESCHEDULED'
-  | 'CANCELLED'
-  | 'COMPLETED'
-  | 'NO_SHOW';
-
-export interface Attendee {
-  name: string;
-  email: string;
-  phone?: string | null;
-  timezone?: string | null;
-}
-
-export interface BookingRow {
-  id: string;
-  organization_id: string;
-  mode: 'test' | 'live';
-  event_type_id: string;
-  status: BookingStatus;
-  start_time: Date;
-  end_time: Date;
-  attendee: Attendee;
-  custom_fields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  external_id: string | null;
-  assigned_to_id: string | null;
-  host_ids: string[];
-  cancellation_reason: string | null;
-  cancelled_at: Date | null;
-  rescheduled_from: string | null;
-  rescheduled_to: string | null;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /**
  * Tenancy and mode are part of every lookup: another organization's booking does not exist.
@@ -134,12 +97,12 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
   return { booking, held };
 }
 
-export interface LockedBooking extends BookingRow {
-  cancellation_enabled: boolean;
-  cancellation_cutoff_minutes: number;
-  /** the event type's: whether routing will make a DRAFT PENDING_CONFIRMATION */
-  requires_confirmation: boolean;
-}
+/**
+ * The booking with its organization's cancellation policy and its event type's
+ * requires_confirmation (whether routing will make a DRAFT PENDING_CONFIRMATION).
+ */
+export type LockedBooking = BookingRow & Pick<OrganizationRow, 'cancellation_enabled' | 'cancellation_cutoff_minutes'>
+  & Pick<EventTypeRow, 'requires_confirmation'>;
 
 /**
  * Locks the booking for a change and returns it with its organization's cancellation policy
@@ -160,7 +123,7 @@ export async function lockForChange(tx: Tx, organizationId: string, mode: string
 }
 
 /** held_ids: the members the booking holds, in host order (COLLECTIVE's first is assigned_to_id). */
-export type BookingToRoute = BookingRow & { requires_confirmation: boolean; held_ids: string[] };
+export type BookingToRoute = BookingRow & Pick<EventTypeRow, 'requires_confirmation'> & { held_ids: string[] };
 
 /**
  * Host order as hostsOfType gives it, for the held members of booking `b` of type `et`; a held

@@ -1,5 +1,6 @@
 import type { Db } from '../pool.ts';
 import { rows } from '../pool.ts';
+import type { MemberBookingCountRow } from '../schema.ts';
 
 /**
  * What blocks members' time, for many members in one round trip: active booking holds of one
@@ -27,11 +28,7 @@ export interface BusyRow {
  * member and month), and when the member was last given a booking. busyOfMembers reads them
  * with the slot's busy time, in the same statement.
  */
-export interface RoutingStats {
-  member_id: string;
-  booked: number;
-  last_booked_at: Date | null;
-}
+export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> & { last_booked_at: Date | null };
 
 // No ORDER BY inside the aggregates: the engine sorts what it needs, and aggregates of one
 // group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.

@@ -1,23 +1,6 @@
 import type { Db } from '../pool.ts';
+import type { CalendarRow } from '../schema.ts';
 import { one, rows } from '../pool.ts';
-
-export interface CalendarRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  team_id: string;
-  provider: 'GOOGLE' | 'MICROSOFT' | 'APPLE';
-  calendar_id: string;
-  calendar_name: string | null;
-  provider_email: string | null;
-  timezone: string | null;
-  is_primary: boolean;
-  sync_status: 'PENDING' | 'SYNCING' | 'SUCCESS' | 'ERROR' | 'NEEDS_REAUTH';
-  last_sync_at: Date | null;
-  supports_webhooks: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface CalendarFilter {
   organizationId: string;

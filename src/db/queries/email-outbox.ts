@@ -1,33 +1,11 @@
+import type { EmailStatus } from '../../domain/vocabulary.ts';
 import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows, rowsReplanned } from '../pool.ts';
-import type { BookingRow } from './bookings.ts';
+import type { BookingRow, EmailRow, EventTypeRow, MemberRow } from '../schema.ts';
 
-export type EmailStatus = 'pending' | 'sent' | 'logged' | 'failed';
-
-export interface NewEmail {
-  id: string;
-  organization_id: string;
-  mode: 'test' | 'live';
-  booking_id: string;
-  kind: string;
-  recipient_role: 'attendee' | 'host';
-  to_address: string;
-  to_name: string | null;
-  subject: string;
-  text_body: string;
-  ics: string | null;
-  ics_method: 'REQUEST' | 'CANCEL' | null;
-  ics_uid: string | null;
-  ics_sequence: number | null;
-}
-
-export interface EmailRow extends NewEmail {
-  status: EmailStatus;
-  attempts: number;
-  last_error: string | null;
-  created_at: Date;
-  sent_at: Date | null;
-}
+/** An outbox message as the change that causes it writes it; the rest of the row has defaults. */
+export type NewEmail = Omit<EmailRow, 'booking_id' | 'status' | 'attempts' | 'last_error' | 'created_at' | 'sent_at'>
+  & { booking_id: string };
 
 const COLUMNS: (keyof NewEmail)[] = [
   'id', 'organization_id', 'mode', 'booking_id', 'kind', 'recipient_role', 'to_address', 'to_name',
@@ -114,16 +92,11 @@ export async function nextSequencesIfSent(tx: Tx, uids: readonly string[]): Prom
 // cancellation of their meeting), and it is one round trip because it runs inside every
 // booking change's transaction.
 
-export interface EmailMember {
-  id: string;
-  name: string;
-  email: string;
-  timezone: string;
-}
+export type EmailMember = Pick<MemberRow, 'id' | 'name' | 'email' | 'timezone'>;
 
 export interface BookingForEmail extends BookingRow {
-  event_type_name: string | null;
-  event_type_description: string | null;
+  event_type_name: EventTypeRow['name'] | null;
+  event_type_description: EventTypeRow['description'];
   /** The assigned member, then host_ids, in that order (duplicates possible). */
   hosts: EmailMember[];
   /** The first booking of the reschedule chain (following rescheduled_from); names the meeting. */

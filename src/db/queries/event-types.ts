@@ -1,44 +1,8 @@
 import type { Db } from '../pool.ts';
 import { one, rows } from '../pool.ts';
-import type { MemberRow } from './members.ts';
+import type { CustomFieldRow, EventTypeRow } from '../schema.ts';
+import type { TeamMember } from './members.ts';
 import { hostsFromJson, hostsOfTypeJsonSql, hostsOfTypeSql } from './members.ts';
-
-export interface EventTypeRow {
-  id: string;
-  organization_id: string;
-  team_id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  duration: number;
-  slot_interval: number;
-  buffer_before: number;
-  buffer_after: number;
-  minimum_booking_notice: number;
-  scheduling_type: 'SOLO' | 'ROUND_ROBIN' | 'COLLECTIVE';
-  requires_confirmation: boolean;
-  mode: string;
-  is_active: boolean;
-  is_personal: boolean;
-  owner_id: string | null;
-  external_id: string | null;
-  workload: { prep: number; meeting: number; implementation: number; admin: number };
-  host_ids: string[] | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
-
-export interface CustomFieldRow {
-  id: string;
-  event_type_id: string;
-  key: string;
-  label: string;
-  type: string;
-  required: boolean;
-  options: string[] | null;
-  position: number;
-}
 
 /** Active, not deleted, in the organization: what every read endpoint may show. */
 export function findVisible(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
@@ -61,7 +25,7 @@ export function findVisibleWithFields(db: Db, organizationId: string, id: string
   return one<WithFields>(db, visibleWithFields(), [id, organizationId]);
 }
 
-export type BookableEventType = WithFields & { hosts: MemberRow[] };
+export type BookableEventType = WithFields & { hosts: TeamMember[] };
 
 /**
  * findVisibleWithFields and the type's active hosts in host order (hostsOfType), in one round

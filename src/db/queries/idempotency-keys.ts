@@ -1,14 +1,10 @@
 import type { Db } from '../pool.ts';
 import { exec, rows } from '../pool.ts';
+import type { IdempotencyKeyRow } from '../schema.ts';
 
-export interface IdempotencyRow {
-  request_hash: string;
-  state: 'running' | 'done';
-  response_status: number | null;
-  response_body: unknown;
-  expired: boolean;
-  lock_expired: boolean;
-}
+/** A key's record as a claim or replay reads it, with whether it outlived 24 hours and its lock. */
+export type IdempotencyRow = Pick<IdempotencyKeyRow, 'request_hash' | 'state' | 'response_status' | 'response_body'>
+  & { expired: boolean; lock_expired: boolean };
 
 export interface IdemKey {
   organizationId: string;

@@ -1,44 +1,24 @@
 import type { Db } from '../pool.ts';
+import type { MemberRow } from '../schema.ts';
 import { one, rows } from '../pool.ts';
 
-export interface WorkingHoursRule {
-  days: string[];
-  start: string;
-  end: string;
-}
-
-export interface MemberRow {
-  id: string;
-  organization_id: string;
-  team_id: string;
-  team_name: string;
-  name: string;
-  email: string;
-  avatar_url: string | null;
-  role: string;
-  skills: string[];
-  is_active: boolean;
-  timezone: string;
-  max_bookings_per_day: number;
-  working_hours: WorkingHoursRule[];
-  created_at: Date;
-  updated_at: Date;
-}
+/** A member with its team's name, as every read of this module returns it. */
+export type TeamMember = MemberRow & { team_name: string };
 
 const SELECT = `select m.*, t.name as team_name from members m join teams t on t.id = m.team_id`;
 
-export function findInOrganization(db: Db, organizationId: string, id: string): Promise<MemberRow | undefined> {
-  return one<MemberRow>(db, `${SELECT} where m.id = $1 and m.organization_id = $2`, [id, organizationId]);
+export function findInOrganization(db: Db, organizationId: string, id: string): Promise<TeamMember | undefined> {
+  return one<TeamMember>(db, `${SELECT} where m.id = $1 and m.organization_id = $2`, [id, organizationId]);
 }
 
 /** Any member by id, whatever its organization (free/busy without a key). */
-export function findById(db: Db, id: string): Promise<MemberRow | undefined> {
-  return one<MemberRow>(db, `${SELECT} where m.id = $1`, [id]);
+export function findById(db: Db, id: string): Promise<TeamMember | undefined> {
+  return one<TeamMember>(db, `${SELECT} where m.id = $1`, [id]);
 }
 
 /** Active members among ids, in the organization, in the order of ids. */
-export function activeByIds(db: Db, organizationId: string, ids: readonly string[]): Promise<MemberRow[]> {
-  return rows<MemberRow>(
+export function activeByIds(db: Db, organizationId: string, ids: readonly string[]): Promise<TeamMember[]> {
+  return rows<TeamMember>(
     db,
     `${SELECT} join unnest($2::uuid[]) with ordinality as wanted(id, n) on wanted.id = m.id
       where m.organization_id = $1 and m.is_active order by wanted.n`,
@@ -73,13 +53,13 @@ export function hostsOfTypeJsonSql(et: string): string {
 }
 
 /** Member rows from hostsOfTypeJsonSql: JSON carries the timestamps as text. */
-export function hostsFromJson(json: (Omit<MemberRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[]): MemberRow[] {
+export function hostsFromJson(json: (Omit<TeamMember, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[]): TeamMember[] {
   return json.map((m) => ({ ...m, created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) }));
 }
 
 /** The active hosts of an event type, in host order (hostsOfTypeSql). */
-export function hostsOfType(db: Db, type: { organization_id: string; team_id: string; host_ids: string[] | null }): Promise<MemberRow[]> {
-  return rows<MemberRow>(db, `${SELECT} where ${HOSTS_OF_TYPE.where} order by ${HOSTS_OF_TYPE.orderBy}`, [
+export function hostsOfType(db: Db, type: { organization_id: string; team_id: string; host_ids: string[] | null }): Promise<TeamMember[]> {
+  return rows<TeamMember>(db, `${SELECT} where ${HOSTS_OF_TYPE.where} order by ${HOSTS_OF_TYPE.orderBy}`, [
     type.organization_id,
     type.team_id,
     type.host_ids,
@@ -112,10 +92,10 @@ function where(f: MemberFilter): { sql: string; params: unknown[] } {
   return { sql: parts.join(' and '), params };
 }
 
-export async function list(db: Db, f: MemberFilter, limit: number, offset: number): Promise<{ total: number; members: MemberRow[] }> {
+export async function list(db: Db, f: MemberFilter, limit: number, offset: number): Promise<{ total: number; members: TeamMember[] }> {
   const w = where(f);
   const total = await one<{ n: number }>(db, `select count(*) as n from members m where ${w.sql}`, w.params);
-  const members = await rows<MemberRow>(
+  const members = await rows<TeamMember>(
     db,
     `${SELECT} where ${w.sql} order by m.created_at, m.id limit $${w.params.length + 1} offset $${w.params.length + 2}`,
     [...w.params, limit, offset],

@@ -1,36 +1,10 @@
 import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows } from '../pool.ts';
-
-export interface MessageRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  is_test: boolean;
-  body: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  next_position: number;
-  created_at: Date;
-}
-
-export interface DeliveryRow {
-  id: string;
-  message_id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: 'pending' | 'succeeded' | 'failed';
-  response_status: number | null;
-  duration_ms: number | null;
-  error: string | null;
-  created_at: Date;
-  next_attempt_at: Date | null;
-}
+import type { WebhookDeliveryRow, WebhookMessageRow } from '../schema.ts';
 
 /** A message with an attempt opened (its `pending` record committed), and what sending it needs. */
 export interface OpenedAttempt {
-  message: MessageRow;
+  message: WebhookMessageRow;
   target: DeliveryTarget;
   deliveryId: string;
 }
@@ -46,7 +20,7 @@ export interface OpenedAttempt {
  * nothing and returns nothing.
  */
 export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedAttempt[]> {
-  const opened = await rows<MessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
+  const opened = await rows<WebhookMessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
     db,
     `with e as (
        select * from booking_events where id = $1
@@ -78,9 +52,12 @@ export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, del
 }
 
 /** Inserts the messages not yet there (a re-run fan-out adds nothing); returns those inserted. */
-export async function insertMessages(tx: Tx, messages: Pick<MessageRow, 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'is_test' | 'body'>[]): Promise<MessageRow[]> {
+export async function insertMessages(
+  tx: Tx,
+  messages: Pick<WebhookMessageRow, 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'is_test' | 'body'>[],
+): Promise<WebhookMessageRow[]> {
   if (messages.length === 0) return [];
-  return rows<MessageRow>(
+  return rows<WebhookMessageRow>(
     tx,
     `insert into webhook_messages (id, webhook_id, event_id, event_type, is_test, body)
      select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[])
@@ -91,8 +68,8 @@ export async function insertMessages(tx: Tx, messages: Pick<MessageRow, 'id' | '
 }
 
 /** Locks the message for one attempt's bookkeeping: one job at a time decides its next step. */
-export function lockMessage(tx: Tx, id: string): Promise<MessageRow | undefined> {
-  return one<MessageRow>(tx, 'select * from webhook_messages where id = $1 for update', [id]);
+export function lockMessage(tx: Tx, id: string): Promise<WebhookMessageRow | undefined> {
+  return one<WebhookMessageRow>(tx, 'select * from webhook_messages where id = $1 for update', [id]);
 }
 
 /** Where and how an attempt is sent: the parts of its webhook the worker needs. */
@@ -102,8 +79,7 @@ export interface DeliveryTarget {
   secret_encrypted: string;
 }
 
-
-export async function updateMessage(tx: Tx, id: string, status: MessageRow['status'], nextPosition: number): Promise<void> {
+export async function updateMessage(tx: Tx, id: string, status: WebhookMessageRow['status'], nextPosition: number): Promise<void> {
   await exec(tx, 'update webhook_messages set status = $2, next_position = $3 where id = $1', [id, status, nextPosition]);
 }
 
@@ -122,7 +98,7 @@ export interface OpenAttemptInput {
  * was opened. (A message never outlives its webhook: deleting one cascades.)
  */
 export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<(Omit<OpenedAttempt, 'deliveryId'> & { deliveryId: string | null }) | undefined> {
-  const row = await one<MessageRow & { w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
+  const row = await one<WebhookMessageRow & { w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
     db,
     `with m as (
        select m.*, w.url as w_url, w.is_active as w_is_active, w.secret_encrypted as w_secret
@@ -198,7 +174,11 @@ export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boole
   return owned.map((r) => r.owned);
 }
 
-export async function finishAttempt(tx: Tx, id: string, r: Pick<DeliveryRow, 'status' | 'response_status' | 'duration_ms' | 'error' | 'next_attempt_at'>): Promise<void> {
+export async function finishAttempt(
+  tx: Tx,
+  id: string,
+  r: Pick<WebhookDeliveryRow, 'status' | 'response_status' | 'duration_ms' | 'error' | 'next_attempt_at'>,
+): Promise<void> {
   await exec(
     tx,
     `update webhook_deliveries set status = $2, response_status = $3, duration_ms = $4, error = $5, next_attempt_at = $6 where id = $1`,
@@ -235,11 +215,11 @@ export interface HistoryFilter {
   eventType?: string;
 }
 
-export async function listAttempts(db: Db, f: HistoryFilter): Promise<{ rows: DeliveryRow[]; total: number }> {
+export async function listAttempts(db: Db, f: HistoryFilter): Promise<{ rows: WebhookDeliveryRow[]; total: number }> {
   const where = 'where webhook_id = $1 and ($2::text is null or status = $2) and ($3::text is null or event_type = $3)';
   const params = [f.webhookId, f.status ?? null, f.eventType ?? null];
   const [list, count] = await Promise.all([
-    rows<DeliveryRow>(db, `select * from webhook_deliveries ${where} order by created_at desc, attempt desc, id desc limit $4 offset $5`, [...params, f.limit, f.offset]),
+    rows<WebhookDeliveryRow>(db, `select * from webhook_deliveries ${where} order by created_at desc, attempt desc, id desc limit $4 offset $5`, [...params, f.limit, f.offset]),
     one<{ n: number }>(db, `select count(*) as n from webhook_deliveries ${where}`, params),
   ]);
   return { rows: list, total: count!.n };

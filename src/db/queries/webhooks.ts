@@ -1,30 +1,10 @@
 import type { Db, Tx } from '../pool.ts';
+import type { Caller } from '../../domain/vocabulary.ts';
 import { exec, one, rows } from '../pool.ts';
-
-export type Mode = 'test' | 'live';
-
-export interface WebhookRow {
-  id: string;
-  organization_id: string;
-  mode: Mode;
-  url: string;
-  events: string[];
-  description: string | null;
-  secret_encrypted: string;
-  is_active: boolean;
-  failure_reason: string | null;
-  consecutive_failures: number;
-  rotated_at: Date | null;
-  last_test_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { WebhookRow } from '../schema.ts';
 
 /** Which webhook: an id only ever matches inside its own organization and mode. */
-export interface Scope {
-  organizationId: string;
-  mode: Mode;
-}
+export type Scope = Caller;
 
 export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organization_id' | 'mode' | 'url' | 'events' | 'description' | 'secret_encrypted' | 'created_at'>): Promise<WebhookRow> {
   return (await one<WebhookRow>(

@@ -32,8 +32,8 @@ export function expandScopes(scopes: readonly string[]): Set<Scope> {
   return out;
 }
 
-export type KeyKind = 'publishable' | 'secret';
-export type Mode = 'test' | 'live';
+export type { KeyKind, Mode } from '../vocabulary.ts';
+import type { KeyKind, Mode } from '../vocabulary.ts';
 
 const KEY_PATTERN = /^(pk|sk)_(live|test)_[A-Za-z0-9_-]{8,200}$/;
 

@@ -1,13 +1,13 @@
 import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
 import type { RoutingStats } from '../../db/queries/busy.ts';
-import type { EventTypeRow } from '../../db/queries/event-types.ts';
-import type { MemberRow } from '../../db/queries/members.ts';
+import type { TeamMember } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import type { HostInput } from './engine.ts';
 import { computeSlots } from './engine.ts';
 import type { Interval } from './intervals.ts';
 import { DAY_MS, MINUTE_MS } from './zone-days.ts';
+import type { EventTypeRow } from '../../db/schema.ts';
 
 /**
  * Slots of an event type from the database: GET /availability (get-availability.ts, with its
@@ -40,7 +40,7 @@ export function eligibleIds(hostIds: readonly string[], assignedToId: string | u
   return schedulingType === 'COLLECTIVE' ? hostIds : [wanted];
 }
 
-function eligible(hosts: MemberRow[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): MemberRow[] {
+function eligible(hosts: TeamMember[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): TeamMember[] {
   const ids = new Set(eligibleIds(hosts.map((h) => h.id), q.assignedToId, q.eventType.scheduling_type));
   return hosts.filter((h) => ids.has(h.id));
 }
@@ -78,7 +78,7 @@ export function reachOf(t: Pick<EventTypeRow, 'duration' | 'buffer_before' | 'bu
 /** Loads every host's busy time in one query and shapes it for the engine. */
 export async function hostInputs(
   db: Db,
-  hosts: MemberRow[],
+  hosts: TeamMember[],
   mode: string,
   from: Date,
   to: Date,
@@ -91,7 +91,7 @@ export async function hostInputs(
 /** hostInputs, and with statsAt the hosts' round-robin figures for that start, from the same statement. */
 async function loadHosts(
   db: Db,
-  hosts: MemberRow[],
+  hosts: TeamMember[],
   mode: string,
   from: Date,
   to: Date,
@@ -142,11 +142,11 @@ export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
 }
 
 /** Slots for already-loaded hosts (tests list a day's slots with it, as GET /availability would). */
-export async function slotsForHosts(db: Db, hosts: MemberRow[], q: SlotQuery) {
+export async function slotsForHosts(db: Db, hosts: TeamMember[], q: SlotQuery) {
   return (await slotsAndStats(db, hosts, q, null)).slots;
 }
 
-async function slotsAndStats(db: Db, hosts: MemberRow[], q: SlotQuery, statsAt: Date | null) {
+async function slotsAndStats(db: Db, hosts: TeamMember[], q: SlotQuery, statsAt: Date | null) {
   const chosen = eligible(hosts, q);
   if (chosen.length === 0 || q.to <= q.from) return { slots: [], stats: [] };
   const { inputs, stats } = await loadHosts(db, chosen, q.mode, q.from, q.to, q.excludeBookingId ?? null, reachOf(q.eventType), statsAt);
@@ -164,8 +164,8 @@ async function slotsAndStats(db: Db, hosts: MemberRow[], q: SlotQuery, statsAt: 
  */
 export async function freeHostsAt(
   db: Db,
-  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: MemberRow[] },
-): Promise<{ hosts: MemberRow[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
+  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: TeamMember[] },
+): Promise<{ hosts: TeamMember[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
   const hosts = q.hosts ?? await members.hostsOfType(db, q.eventType);
   const statsAt = q.eventType.scheduling_type === 'ROUND_ROBIN' ? q.start : null;
   const { slots, stats } = await slotsAndStats(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) }, statsAt);

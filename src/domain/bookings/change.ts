@@ -1,19 +1,21 @@
 import type { Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
-import type { BookingRow, LockedBooking } from '../../db/queries/bookings.ts';
+import type { LockedBooking } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { NotFound, PreconditionFailed } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
 import { recordEvents } from '../events/record.ts';
-import type { BookingDeps, Caller } from './create.ts';
 import { bookingTransitions } from '../../metrics.ts';
+import type { Caller } from '../vocabulary.ts';
+import type { BookingDeps } from './create.ts';
 import { withRetry } from './pg-errors.ts';
 import { bookingJson } from './present.ts';
 import type { Operation } from './transitions.ts';
 import { requireTransition } from './transitions.ts';
 import { validateReason } from './validate.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 export interface Applied {
   booking: BookingRow;

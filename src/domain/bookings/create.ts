@@ -1,8 +1,8 @@
 import type { Pool } from '../../db/pool.ts';
-import type { BookingRow, NewBooking } from '../../db/queries/bookings.ts';
+import type { NewBooking } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
-import type { AuthContext } from '../auth/keys.ts';
+import type { Caller } from '../vocabulary.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
@@ -15,6 +15,7 @@ import { candidateOrder, inHostOrder } from './routing.ts';
 import type { AttendeeInput } from './validate.ts';
 import { instantField, requireFuture, validateAttendee, validateCustomFields, validateMetadata } from './validate.ts';
 import { bookingTransitions, bookingsCreated } from '../../metrics.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 export interface BookingDeps {
   db: Pool;
@@ -22,7 +23,6 @@ export interface BookingDeps {
   freebusyCache: FreeBusyCache;
 }
 
-export type Caller = Pick<AuthContext, 'organizationId' | 'mode'>;
 
 export interface CreateInput {
   event_type_id: string;

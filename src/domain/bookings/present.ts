@@ -1,4 +1,4 @@
-import type { BookingRow } from '../../db/queries/bookings.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 /** The booking as every endpoint, webhook payload and idempotent replay shows it. */
 export function bookingJson(b: BookingRow) {

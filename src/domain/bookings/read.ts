@@ -1,11 +1,12 @@
 import type { Db } from '../../db/pool.ts';
-import type { BookingRow, BookingStatus } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { DATE_RULE, DATE_TIME_RULE, parseDateOrDateTime } from '../../lib/dates.ts';
 import { NotFound, ValidationError } from '../errors.ts';
-import type { Caller } from './create.ts';
+import type { Caller } from '../vocabulary.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { bookingJson } from './present.ts';
+import type { BookingRow } from '../../db/schema.ts';
+import type { BookingStatus } from '../vocabulary.ts';
 
 export async function getBooking(db: Db, caller: Caller, id: string): Promise<BookingRow> {
   const row = await bookings.findById(db, caller.organizationId, caller.mode, id);

@@ -1,6 +1,5 @@
 import { transaction } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
-import type { BookingRow } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
@@ -8,7 +7,8 @@ import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
 import { recordEvents } from '../events/record.ts';
-import type { BookingDeps, Caller } from './create.ts';
+import type { Caller } from '../vocabulary.ts';
+import type { BookingDeps } from './create.ts';
 import { candidatesOf, holdMembers } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { withRetry } from './pg-errors.ts';
@@ -17,6 +17,7 @@ import { candidateOrder, inHostOrder } from './routing.ts';
 import { requireTransition } from './transitions.ts';
 import { instantField, requireFuture, validateReason } from './validate.ts';
 import { bookingTransitions } from '../../metrics.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 export interface RescheduleInput {
   start_time: string;

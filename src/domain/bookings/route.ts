@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
-import type { Assignment, BookingRow, BookingToRoute } from '../../db/queries/bookings.ts';
+import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { bookingRouting, bookingTransitions } from '../../metrics.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
 import { emitEach } from './change.ts';
 import { decide, routedStatus } from './transitions.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 export interface RouteDeps {
   db: Pool;

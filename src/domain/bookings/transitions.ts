@@ -1,5 +1,5 @@
-import type { BookingStatus } from '../../db/queries/bookings.ts';
 import { Conflict, PreconditionFailed } from '../errors.ts';
+import type { BookingStatus } from '../vocabulary.ts';
 
 export const STATUSES: readonly BookingStatus[] = [
   'DRAFT',

@@ -1,12 +1,13 @@
-import type { BookingRow } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { ValidationError } from '../errors.ts';
 import type { Applied } from './change.ts';
 import { changeBooking, emit } from './change.ts';
-import type { BookingDeps, Caller } from './create.ts';
+import type { Caller } from '../vocabulary.ts';
+import type { BookingDeps } from './create.ts';
 import type { AttendeeInput } from './validate.ts';
 import { validateAttendeePatch } from './validate.ts';
+import type { BookingRow } from '../../db/schema.ts';
 
 const ATTENDEE_FIELDS = ['name', 'email', 'phone', 'timezone'];
 

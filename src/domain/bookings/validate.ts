@@ -1,10 +1,10 @@
 import { PHONE_RULE, isPhone } from '../phone.ts';
 import { IANAZone } from 'luxon';
-import type { Attendee } from '../../db/queries/bookings.ts';
 import type { FieldDefinition } from '../event-types/custom-field-types.ts';
 import { customFieldProblem, isBlank } from '../event-types/custom-field-types.ts';
 import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
 import { ValidationError } from '../errors.ts';
+import type { Attendee } from '../vocabulary.ts';
 
 /** Documented in docs/bookings.md. */
 export const LIMITS = {

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/pool.ts';
-import type { CalendarRow } from '../../db/queries/calendars.ts';
 import * as calendars from '../../db/queries/calendars.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
 import { isMemberId } from '../members/member-id.ts';
+import type { CalendarRow } from '../../db/schema.ts';
 
 /** Largest `limit` of GET /calendars (documented in docs/scheduling.md). */
 export const MAX_CALENDAR_LIMIT = 100;

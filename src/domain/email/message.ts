@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { EmailRow } from '../../db/queries/email-outbox.ts';
+import type { EmailRow } from '../../db/schema.ts';
 
 /** The domain of the From address ("Name <a@b.example>" or "a@b.example"), for Message-IDs. */
 export function mailDomain(from: string): string {

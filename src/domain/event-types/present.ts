@@ -1,4 +1,4 @@
-import type { CustomFieldRow, EventTypeRow } from '../../db/queries/event-types.ts';
+import type { CustomFieldRow, EventTypeRow } from '../../db/schema.ts';
 
 export function customFieldJson(f: CustomFieldRow) {
   return {

@@ -1,11 +1,12 @@
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
-import type { EventTypeRow, EventTypeValues } from '../../db/queries/event-types.ts';
+import type { EventTypeValues } from '../../db/queries/event-types.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import { NotFound, PreconditionFailed } from '../errors.ts';
 import { eventTypeDetailJson } from './present.ts';
 import type { CustomFieldInput } from './rules.ts';
 import { checkPeople, conflictOf, customFieldRows, freshSlug, newEventTypeId, requireTeam } from './rules.ts';
+import type { EventTypeRow } from '../../db/schema.ts';
 
 type Optional = Partial<Omit<EventTypeValues, 'team_id' | 'name' | 'duration' | 'workload'>> & { custom_fields?: CustomFieldInput[] };
 export type CreateInput = Pick<EventTypeValues, 'team_id' | 'name' | 'duration' | 'workload'> & Optional;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
-import type { BookingEventType } from '../../db/queries/booking-events.ts';
 import { insertEvents } from '../../db/queries/booking-events.ts';
 import { addJob } from '../../jobs/queue.ts';
+import type { BookingEventType } from '../vocabulary.ts';
 
 export type { BookingEventType };
 

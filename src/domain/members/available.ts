@@ -1,5 +1,5 @@
 import type { Db } from '../../db/pool.ts';
-import type { MemberRow } from '../../db/queries/members.ts';
+import type { TeamMember } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import type { HostInput } from '../availability/engine.ts';
 import { hostSlotStarts } from '../availability/engine.ts';
@@ -59,7 +59,7 @@ export async function availableMembers(
   if (unavailable.length) {
     const from = Math.min(...unavailable.map((r) => r.day.to));
     const to = Math.max(...unavailable.map((r) => r.day.to)) + NEXT_SLOT_HORIZON_DAYS * DAY_MS;
-    const later = await hostInputs(db, unavailable.map((r) => list.find((m) => m.id === r.host.id)!) as MemberRow[], auth.mode, new Date(from), new Date(to));
+    const later = await hostInputs(db, unavailable.map((r) => list.find((m) => m.id === r.host.id)!) as TeamMember[], auth.mode, new Date(from), new Date(to));
     for (const [i, host] of later.entries()) {
       const start = unavailable[i].day.to;
       const found = firstOpen(host, start, start + NEXT_SLOT_HORIZON_DAYS * DAY_MS, q.duration, now);

@@ -1,10 +1,10 @@
-import type { MemberRow } from '../../db/queries/members.ts';
+import type { TeamMember } from '../../db/queries/members.ts';
 
 /**
  * A team member as every endpoint shows it. Name, email and avatar are personal data: only a
  * key holding team:members:read sees them (decisions.md §3); otherwise they are left out.
  */
-export function memberJson(m: MemberRow, showPersonal: boolean) {
+export function memberJson(m: TeamMember, showPersonal: boolean) {
   return {
     object: 'team_member' as const,
     id: m.id,

@@ -1,11 +1,11 @@
 import type { Tx } from '../../db/pool.ts';
-import type { MessageRow } from '../../db/queries/webhook-deliveries.ts';
 import { fanOutAndOpen } from '../../db/queries/webhook-deliveries.ts';
 import { addJob } from '../../jobs/queue.ts';
 import type { DeliverDeps } from './deliver.ts';
 import { openingSlot, sendOpenedAttempt } from './deliver.ts';
 import { BROADCAST_EVENTS } from './events.ts';
 import { deliveryJobKey, newDeliveryIdBase, newMessageIdBase } from './ids.ts';
+import type { WebhookMessageRow } from '../../db/schema.ts';
 
 /** The delivery body: the outbox event as this subscription receives it. */
 export function messageBody(event: { type: string; timestamp: string; data: unknown }, webhookId: string, test = false): string {
@@ -13,7 +13,7 @@ export function messageBody(event: { type: string; timestamp: string; data: unkn
 }
 
 /** Queues the first attempt of each new message; its job key is the message's for its whole life. */
-export async function enqueueFirstAttempts(tx: Tx, messages: MessageRow[]): Promise<void> {
+export async function enqueueFirstAttempts(tx: Tx, messages: WebhookMessageRow[]): Promise<void> {
   for (const m of messages) {
     await addJob(tx, 'deliver-webhook', { messageId: m.id, position: 1 }, { jobKey: deliveryJobKey(m.id), maxAttempts: 25 });
   }

@@ -1,5 +1,4 @@
-import type { DeliveryRow } from '../../db/queries/webhook-deliveries.ts';
-import type { WebhookRow } from '../../db/queries/webhooks.ts';
+import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema.ts';
 
 /** A webhook as every read shows it: never its secret. */
 export function webhookJson(w: WebhookRow) {
@@ -20,7 +19,7 @@ export function webhookJson(w: WebhookRow) {
 export type WebhookJson = ReturnType<typeof webhookJson>;
 
 /** One delivery attempt, with the fields of decisions.md §5. */
-export function deliveryJson(d: DeliveryRow) {
+export function deliveryJson(d: WebhookDeliveryRow) {
   return {
     id: d.id,
     webhook_id: d.webhook_id,

@@ -1,12 +1,13 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
-import type { Attempt, EmailRow } from '../../db/queries/email-outbox.ts';
+import type { Attempt } from '../../db/queries/email-outbox.ts';
 import { findEmails, recordAttempts } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
 import { emails } from '../../metrics.ts';
 import { coalesce } from '../coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
+import type { EmailRow } from '../../db/schema.ts';
 
 /** The outbox rows of one booking change. (`emailId`: one row, as jobs queued by versions before one job per change carry.) */
 export interface SendEmailPayload {

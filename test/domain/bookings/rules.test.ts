@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { BookingStatus } from '../../../src/db/queries/bookings.ts';
 import { policyGuards } from '../../../src/domain/bookings/change.ts';
 import { ValidationError } from '../../../src/domain/errors.ts';
 import { decodeCursor, encodeCursor } from '../../../src/domain/bookings/cursor.ts';
 import { inHostOrder, roundRobinOrder } from '../../../src/domain/bookings/routing.ts';
 import { validateAttendee, validateAttendeePatch, validateCustomFields, validateMetadata, validateReason } from '../../../src/domain/bookings/validate.ts';
+import type { BookingStatus } from '../../../src/domain/vocabulary.ts';
 
 const fieldOf = (fn: () => unknown) => {
   try {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BookingStatus } from '../../../src/db/queries/bookings.ts';
 import { Conflict, PreconditionFailed } from '../../../src/domain/errors.ts';
 import type { Operation } from '../../../src/domain/bookings/transitions.ts';
 import { STATUSES, TRANSITIONS, decide, requireTransition, routedStatus } from '../../../src/domain/bookings/transitions.ts';
+import type { BookingStatus } from '../../../src/domain/vocabulary.ts';
 
 type Outcome = 'apply' | 'noop' | 'terminal' | 'conflict';
 

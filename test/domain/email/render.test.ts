@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EmailRow } from '../../../src/db/queries/email-outbox.ts';
 import { renderIcs } from '../../../src/domain/email/ics.ts';
 import { mailDomain, toMailMessage } from '../../../src/domain/email/message.ts';
 import type { EmailContext } from '../../../src/domain/email/plan.ts';
 import { formatMeetingTime, renderEmail } from '../../../src/domain/email/render.ts';
 import { icsLines, icsProp } from '../../helpers/smtp-receiver.ts';
+import type { EmailRow } from '../../../src/db/schema.ts';
 
 const ada = { name: 'Ada', email: 'ada@example.com', timezone: 'Europe/London' };
 const amara = { name: 'Amara Okafor', email: 'amara@northwind.example', timezone: 'Europe/London' };
