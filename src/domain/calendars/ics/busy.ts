@@ -1,0 +1,494 @@
+import { createHash } from 'node:crypto';
+import ICAL from 'ical.js';
+import { localDayAt } from '../../availability/zone-days.ts';
+import { ianaKey, ianaKeyOf, isIanaZone, trimVtimezones, vtimezoneKey } from './zones.ts';
+
+/**
+ * The busy time of iCalendar text (docs/calendars.md, "Busy time"): which events block a host,
+ * and when, inside the sync window. Pure: no I/O, no clock; the caller picks the window.
+ */
+
+export interface BusyBlock {
+  start: Date;
+  end: Date;
+  /** The event's UID (an instance of a recurring event carries the series' UID). */
+  uid: string;
+}
+
+export interface BusyOptions {
+  /** Start of yesterday UTC, chosen by the caller. */
+  windowStart: Date;
+  /** windowStart + CALENDAR_SYNC_HORIZON_DAYS. */
+  windowEnd: Date;
+  /** The member's IANA zone, for DATE (all-day) and floating values. */
+  zone: string;
+}
+
+export type SkipReason = 'unparseable' | 'unknown-timezone' | 'too-many-occurrences';
+
+export interface BusySkip {
+  /** The event's UID when it could be read, else null. */
+  uid: string | null;
+  reason: SkipReason;
+}
+
+export interface BusyResult {
+  /** Busy intervals clipped to [windowStart, windowEnd), sorted by start; not merged. */
+  blocks: BusyBlock[];
+  /** Events read: one per UID (a recurring event's master and its overrides are one event). */
+  events: number;
+  /** Events of which a component could not be read (see `skips`); what could be read still counts. */
+  skipped: number;
+  /** Events the service wrote itself (X-BOOKING-ID): never busy, never skipped. */
+  own: number;
+  /** Why each skipped event was skipped (codes only: calendar text never reaches a log line). */
+  skips: BusySkip[];
+}
+
+class Unreadable extends Error {
+  readonly reason: SkipReason;
+
+  constructor(reason: SkipReason) {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/**
+ * The most occurrences one recurring event may yield, from its DTSTART to the end of the window.
+ * A daily event started in 1972 stays under it; FREQ=SECONDLY or MINUTELY without an end does
+ * not, and is skipped as `too-many-occurrences` instead of holding a sync for seconds.
+ */
+export const MAX_OCCURRENCES = 20_000;
+
+/**
+ * The most candidate times ical.js may consider for one event (~0.5 µs each). A rule whose
+ * filters rarely match steps through many candidates per occurrence (FREQ=SECONDLY;BYMONTH=6:
+ * 7.9 million before its first June), and one that never matches loops forever inside ical.js
+ * (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30 hangs ical.js 2.2). Past the budget the event is skipped.
+ */
+export const MAX_RULE_STEPS = 100_000;
+
+/**
+ * The budget of the expansion under way (null outside busyFromIcs). ical.js's iterator checks
+ * every candidate time with check_contracting_rules, also while RecurExpansion sets itself up,
+ * so that method is the one place where every step can be counted and stopped.
+ */
+let steps: { left: number } | null = null;
+const checkContractingRules = ICAL.RecurIterator.prototype.check_contracting_rules;
+ICAL.RecurIterator.prototype.check_contracting_rules = function (this: ICAL.RecurIterator): boolean {
+  if (steps && --steps.left < 0) throw new Unreadable('too-many-occurrences');
+  return checkContractingRules.call(this);
+};
+
+const DAY_MS = 86_400_000;
+
+/** Properties holding DATE-TIME values that a TZID (or its absence: floating) applies to. */
+const ZONED_PROPERTIES = new Set(['dtstart', 'dtend', 'recurrence-id', 'rdate', 'exdate']);
+
+interface Blocks {
+  vtimezones: string[];
+  vevents: string[];
+  calendar: boolean;
+}
+
+/**
+ * The VTIMEZONE and VEVENT blocks of the text, each parsed on its own afterwards so that one
+ * broken event (a bad line makes ical.js reject its whole input) costs only that event.
+ */
+function splitBlocks(text: string): Blocks {
+  const out: Blocks = { vtimezones: [], vevents: [], calendar: false };
+  let current: string[] | null = null;
+  let kind = '';
+  let depth = 0;
+  for (const line of text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)) {
+    // Continuation lines of a folded property start with a space or tab: never BEGIN/END.
+    const upper = line.trimEnd().toUpperCase();
+    if (current) {
+      current.push(line);
+      if (upper.startsWith('BEGIN:')) depth++;
+      else if (upper.startsWith('END:') && --depth === 0) {
+        (kind === 'VEVENT' ? out.vevents : out.vtimezones).push(current.join('\r\n'));
+        current = null;
+      }
+    } else if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') {
+      current = [line];
+      kind = upper.slice(6);
+      depth = 1;
+    } else if (upper === 'BEGIN:VCALENDAR') out.calendar = true;
+  }
+  // A truncated event still counts (as unparseable); a truncated VTIMEZONE is just absent.
+  if (current && kind === 'VEVENT') out.vevents.push(current.join('\r\n'));
+  return out;
+}
+
+interface Piece {
+  uid: string | null;
+  component: ICAL.Component | null;
+  own: boolean;
+}
+
+function readPiece(block: string): Piece {
+  let component: ICAL.Component | null = null;
+  try {
+    const parsed = new ICAL.Component(ICAL.parse(block) as unknown[]);
+    if (parsed.name === 'vevent') component = parsed;
+  } catch {
+    component = null;
+  }
+  if (component) {
+    const uid = component.getFirstPropertyValue('uid');
+    return { uid: typeof uid === 'string' && uid.trim() !== '' ? uid.trim() : null, component, own: component.hasProperty('x-booking-id') };
+  }
+  const unfolded = block.replace(/\r\n[ \t]/g, '');
+  const uid = /^UID(?:;[^:\r\n]*)?:(.+)$/im.exec(unfolded)?.[1]?.trim();
+  return { uid: uid || null, component: null, own: /^X-BOOKING-ID[;:]/im.test(unfolded) };
+}
+
+interface Context {
+  zone: string;
+  windowStart: number;
+  windowEnd: number;
+  /** TZID → our key, for the TZIDs the file defines with a readable VTIMEZONE. */
+  fileZones: Map<string, string>;
+  floatingKey: string;
+}
+
+/**
+ * Points every DATE-TIME of the component at a zone we registered (zones.ts): its TZID's
+ * VTIMEZONE, else the IANA/Windows zone it names, else the event cannot be placed in time.
+ * Floating values get the member's zone. Must run before ical.js reads any value.
+ */
+function placeInZones(component: ICAL.Component, ctx: Context): void {
+  for (const prop of component.getAllProperties()) {
+    if (!ZONED_PROPERTIES.has(prop.name) || (prop.type !== 'date-time' && prop.type !== 'period')) continue;
+    const tzid = prop.getFirstParameter('tzid');
+    if (tzid) {
+      const key = ctx.fileZones.get(tzid) ?? ianaKeyOf(tzid);
+      if (!key) throw new Unreadable('unknown-timezone');
+      prop.setParameter('tzid', key);
+    } else if (prop.jCal.slice(3).some((v: unknown) => (Array.isArray(v) ? v : [v]).some((s) => typeof s === 'string' && floating(s)))) {
+      prop.setParameter('tzid', ctx.floatingKey);
+    }
+  }
+}
+
+/** A DATE-TIME (or a PERIOD's start) without Z: in jCal "2026-03-10T09:00:00". */
+function floating(value: string): boolean {
+  return value.length >= 19 && value[10] === 'T' && !value.endsWith('Z');
+}
+
+/** The instant of a value: DATE → the start of that day in the member's zone. */
+function instant(t: ICAL.Time, ctx: Context): number {
+  if (t.isDate) return localDayAt(ctx.zone, Date.UTC(t.year, t.month - 1, t.day)).from;
+  return t.toUnixTime() * 1000;
+}
+
+/** Identifies an instance by its RECURRENCE-ID: a date, or an instant. */
+function instanceKey(t: ICAL.Time): string {
+  return t.isDate ? `d${t.year}-${t.month}-${t.day}` : `t${t.toUnixTime()}`;
+}
+
+function textValue(component: ICAL.Component, name: string): string {
+  const value = component.getFirstPropertyValue(name);
+  return typeof value === 'string' ? value.trim().toUpperCase() : '';
+}
+
+const cancelled = (c: ICAL.Component) => textValue(c, 'status') === 'CANCELLED';
+const transparent = (c: ICAL.Component) => textValue(c, 'transp') === 'TRANSPARENT';
+
+interface Instance {
+  start: number;
+  end: number;
+  busy: boolean;
+}
+
+/**
+ * Start and end of a component's own DTSTART/DTEND/DURATION. DATE-TIME without DTEND or
+ * DURATION ends when it starts (RFC 5545 3.6.1): a zero-length event, which blocks nothing. A
+ * DATE event without DTEND is one day; one whose DTEND is not after DTSTART is read as one day too.
+ */
+function ownSpan(event: ICAL.Event, ctx: Context): { start: ICAL.Time; end: ICAL.Time; startMs: number; endMs: number } {
+  const start = event.startDate;
+  if (!start) throw new Unreadable('unparseable');
+  let end = event.endDate;
+  const startMs = instant(start, ctx);
+  let endMs = instant(end, ctx);
+  if (start.isDate && endMs <= startMs) {
+    end = nextDay(start);
+    endMs = instant(end, ctx);
+  }
+  if (!Number.isFinite(startMs) || !Number.isFinite(endMs) || endMs < startMs) throw new Unreadable('unparseable');
+  return { start, end, startMs, endMs };
+}
+
+/**
+ * RRULE UNTIL read the way the event meant it: a floating UNTIL (not Z) in the zone of DTSTART,
+ * and a DATE UNTIL on a DATE-TIME series as the end of that day (both are out of RFC 5545, but
+ * exporters write them; ical.js would read them as UTC midnight).
+ */
+function normaliseUntil(component: ICAL.Component, start: ICAL.Time): void {
+  for (const prop of component.getAllProperties('rrule')) {
+    const rule = prop.getFirstValue() as ICAL.Recur;
+    const until = rule.until;
+    if (!until || start.isDate) continue;
+    if (until.isDate) {
+      rule.until = ICAL.Time.fromData({ year: until.year, month: until.month, day: until.day, hour: 23, minute: 59, second: 59 }, start.zone);
+    } else if (until.zone !== ICAL.Timezone.utcTimezone && until.zone !== start.zone) {
+      rule.until = ICAL.Time.fromData(
+        { year: until.year, month: until.month, day: until.day, hour: until.hour, minute: until.minute, second: until.second },
+        start.zone,
+      );
+    }
+  }
+}
+
+/** The instances of a master, overridden ones left out (the overrides give them). */
+function expand(master: ICAL.Component, overrides: ICAL.Component[], ctx: Context): Instance[] {
+  steps = { left: MAX_RULE_STEPS };
+  try {
+    return expandWithin(master, overrides, ctx);
+  } finally {
+    steps = null;
+  }
+}
+
+function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: Context): Instance[] {
+  const event = new ICAL.Event(master, { exceptions: overrides });
+  const span = ownSpan(event, ctx);
+  const masterBusy = !transparent(master);
+  const replaced = new Set<string>();
+  // A THISANDFUTURE override moving instances earlier lets an instance whose RECURRENCE-ID is
+  // past the window's end into it: iterate that much further.
+  let earlier = 0;
+  let ranged = false;
+  for (const o of overrides) {
+    const ev = new ICAL.Event(o);
+    replaced.add(instanceKey(ev.recurrenceId));
+    if (ev.modifiesFuture()) {
+      ranged = true;
+      if (o.hasProperty('dtstart')) earlier = Math.max(earlier, instant(ev.recurrenceId, ctx) - instant(ev.startDate, ctx));
+    }
+  }
+  const first: Instance = { start: span.startMs, end: span.endMs, busy: masterBusy };
+  if (!event.isRecurring()) return replaced.has(instanceKey(span.start)) ? [] : [first];
+
+  normaliseUntil(master, span.start);
+  const instances: Instance[] = [];
+  const stopAt = ctx.windowEnd + earlier;
+  // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
+  const reach = span.endMs - span.startMs + earlier + DAY_MS;
+  const duration = event.duration;
+  const iterator = event.iterator();
+  let count = 0;
+  let sawStart = false;
+  for (let t = iterator.next(); t; t = iterator.next()) {
+    if (++count > MAX_OCCURRENCES) throw new Unreadable('too-many-occurrences');
+    const at = instant(t, ctx);
+    if (at === span.startMs) sawStart = true;
+    if (at >= stopAt) break;
+    if (at + reach <= ctx.windowStart && !ranged) continue;
+    if (replaced.has(instanceKey(t))) continue;
+    let startTime = t;
+    let endTime: ICAL.Time;
+    let item = master;
+    if (ranged) {
+      const details = event.getOccurrenceDetails(t);
+      startTime = details.startDate;
+      endTime = details.endDate;
+      item = details.item.component;
+    } else {
+      // What getOccurrenceDetails does for an instance no override touches, minus its lookups.
+      endTime = t.clone();
+      endTime.addDuration(duration);
+    }
+    const start = instant(startTime, ctx);
+    let end = instant(endTime, ctx);
+    if (startTime.isDate && end <= start) end = instant(nextDay(startTime), ctx);
+    // An instance moved by a THISANDFUTURE override is busy as that override says.
+    instances.push({ start, end, busy: !transparent(item) && (item === master || !cancelled(item)) });
+  }
+  // DTSTART is the first instance (RFC 5545 3.8.5.3), but ical.js leaves it out when only RDATEs
+  // recur, and when it does not match the RRULE (a case RFC 5545 leaves undefined, and calendar
+  // apps show): it counts unless an EXDATE or an override takes it.
+  if (!sawStart && !replaced.has(instanceKey(span.start)) && !excluded(master, span.start, ctx)) instances.unshift(first);
+  return instances;
+}
+
+/** Whether an EXDATE of the component removes the instance at `start`. */
+function excluded(component: ICAL.Component, start: ICAL.Time, ctx: Context): boolean {
+  const at = instant(start, ctx);
+  for (const prop of component.getAllProperties('exdate')) {
+    for (const value of prop.getValues() as ICAL.Time[]) {
+      if (value.isDate && !start.isDate) {
+        if (value.year === start.year && value.month === start.month && value.day === start.day) return true;
+      } else if (instant(value, ctx) === at) return true;
+    }
+  }
+  return false;
+}
+
+function nextDay(t: ICAL.Time): ICAL.Time {
+  const d = new Date(Date.UTC(t.year, t.month - 1, t.day + 1));
+  return ICAL.Time.fromData({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() });
+}
+
+/**
+ * An override's instance: its own DTSTART/DTEND, else (exporters omit them on cancellations)
+ * the RECURRENCE-ID and the master's length.
+ */
+function overrideInstance(override: ICAL.Component, master: ICAL.Event | null, ctx: Context): Instance {
+  const event = new ICAL.Event(override);
+  const rid = event.recurrenceId;
+  if (!rid) throw new Unreadable('unparseable');
+  const start = override.hasProperty('dtstart') ? event.startDate : rid;
+  const startMs = instant(start, ctx);
+  let endMs: number;
+  if (override.hasProperty('dtend') || override.hasProperty('duration') || !master) {
+    endMs = instant(override.hasProperty('dtstart') ? event.endDate : start, ctx);
+    if (start.isDate && endMs <= startMs) endMs = instant(nextDay(start), ctx);
+  } else {
+    const end = start.clone();
+    end.addDuration(master.duration);
+    endMs = instant(end, ctx);
+    if (start.isDate && endMs <= startMs) endMs = instant(nextDay(start), ctx);
+  }
+  if (!Number.isFinite(startMs) || !Number.isFinite(endMs) || endMs < startMs) throw new Unreadable('unparseable');
+  return { start: startMs, end: endMs, busy: !cancelled(override) && !transparent(override) };
+}
+
+function reasonOf(e: unknown): SkipReason {
+  return e instanceof Unreadable ? e.reason : 'unparseable';
+}
+
+function syntheticUid(pieceIndex: number, text: string): string {
+  return `no-uid-${createHash('sha256').update(`${pieceIndex}:${text}`).digest('hex').slice(0, 16)}`;
+}
+
+/** One CalDAV resource (a VCALENDAR: one event's master + its RECURRENCE-ID overrides), or a whole .ics file. */
+export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
+  const windowStart = opts.windowStart.getTime();
+  const windowEnd = opts.windowEnd.getTime();
+  if (!Number.isFinite(windowStart) || !Number.isFinite(windowEnd) || windowEnd <= windowStart) {
+    throw new RangeError('busyFromIcs: windowEnd must be after windowStart');
+  }
+  if (!isIanaZone(opts.zone)) throw new RangeError(`busyFromIcs: "${opts.zone}" is not an IANA time zone`);
+
+  trimVtimezones();
+  const split = splitBlocks(text);
+  const fileZones = new Map<string, string>();
+  for (const block of split.vtimezones) {
+    const known = vtimezoneKey(block);
+    if (known && !fileZones.has(known.tzid)) fileZones.set(known.tzid, known.key);
+  }
+  const ctx: Context = { zone: opts.zone, windowStart, windowEnd, fileZones, floatingKey: ianaKey(opts.zone) };
+  const result: BusyResult = { blocks: [], events: 0, skipped: 0, own: 0, skips: [] };
+
+  // Text that is no iCalendar at all is one unreadable resource, not an empty one.
+  if (!split.calendar && split.vevents.length === 0) {
+    if (text.trim() !== '') {
+      result.events = 1;
+      result.skipped = 1;
+      result.skips.push({ uid: null, reason: 'unparseable' });
+    }
+    return result;
+  }
+
+  const groups = new Map<string, Piece[]>();
+  split.vevents.forEach((block, i) => {
+    const piece = readPiece(block);
+    const key = piece.uid ?? syntheticUid(i, block);
+    const group = groups.get(key);
+    if (group) group.push(piece);
+    else groups.set(key, [piece]);
+  });
+
+  for (const [uid, pieces] of groups) {
+    result.events++;
+    if (pieces.some((p) => p.own)) {
+      result.own++;
+      continue;
+    }
+    let skip: SkipReason | null = pieces.some((p) => !p.component) ? 'unparseable' : null;
+    const noteSkip = (e: unknown) => {
+      skip ??= reasonOf(e);
+    };
+    const blocks: Instance[] = [];
+
+    // Place every component in time first; one that cannot be is left out.
+    const readable: ICAL.Component[] = [];
+    for (const p of pieces) {
+      if (!p.component) continue;
+      try {
+        placeInZones(p.component, ctx);
+        readable.push(p.component);
+      } catch (e) {
+        noteSkip(e);
+      }
+    }
+    let overrides = readable.filter((c) => c.hasProperty('recurrence-id'));
+    const masters = readable.filter((c) => !c.hasProperty('recurrence-id'));
+    const master = masters[0] ?? null;
+    // A second master with the same UID (a merged export) is read as an event of its own.
+    const extraMasters = masters.slice(1);
+
+    // Overrides whose RECURRENCE-ID cannot be read are left out, and the event counted skipped.
+    overrides = overrides.filter((o) => {
+      try {
+        const rid = new ICAL.Event(o).recurrenceId;
+        instanceKey(rid);
+        return true;
+      } catch (e) {
+        noteSkip(e);
+        return false;
+      }
+    });
+
+    let masterEvent: ICAL.Event | null = null;
+    const seriesCancelled = master !== null && cancelled(master);
+    if (master) {
+      try {
+        if (!seriesCancelled) blocks.push(...expand(master, overrides, ctx).filter((i) => i.busy));
+      } catch (e) {
+        noteSkip(e);
+      }
+      try {
+        masterEvent = new ICAL.Event(master);
+        void masterEvent.duration;
+      } catch {
+        masterEvent = null;
+      }
+    }
+    for (const extra of extraMasters) {
+      try {
+        if (!cancelled(extra)) blocks.push(...expand(extra, [], ctx).filter((i) => i.busy));
+      } catch (e) {
+        noteSkip(e);
+      }
+    }
+    for (const o of overrides) {
+      try {
+        const inst = overrideInstance(o, masterEvent, ctx);
+        if (!seriesCancelled && inst.busy) blocks.push(inst);
+      } catch (e) {
+        noteSkip(e);
+      }
+    }
+
+    if (skip) {
+      result.skipped++;
+      result.skips.push({ uid: pieces.some((p) => p.uid) ? uid : null, reason: skip });
+    }
+    for (const b of blocks) {
+      const start = Math.max(b.start, windowStart);
+      const end = Math.min(b.end, windowEnd);
+      if (end > start) result.blocks.push({ start: new Date(start), end: new Date(end), uid });
+    }
+  }
+  result.blocks.sort((a, b) => a.start.getTime() - b.start.getTime() || a.end.getTime() - b.end.getTime() || cmp(a.uid, b.uid));
+  return result;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
