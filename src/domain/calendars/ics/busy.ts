@@ -204,22 +204,63 @@ interface Instance {
 }
 
 /**
- * Start and end of a component's own DTSTART/DTEND/DURATION. DATE-TIME without DTEND or
- * DURATION ends when it starts (RFC 5545 3.6.1): a zero-length event, which blocks nothing. A
- * DATE event without DTEND is one day; one whose DTEND is not after DTSTART is read as one day too.
+ * How long each instance lasts (RFC 5545 3.8.5.3): a DTEND gives every instance the same exact
+ * length; a DURATION the same nominal one (days and weeks in wall time, hours to seconds exact,
+ * 3.3.6), so a one-day DURATION across a DST change is 23 or 25 hours. A DATE event lasts whole
+ * days, ending at local midnight.
  */
-function ownSpan(event: ICAL.Event, ctx: Context): { start: ICAL.Time; end: ICAL.Time; startMs: number; endMs: number } {
+type Length = { exactMs: number } | { nominal: ICAL.Duration } | { days: ICAL.Duration };
+
+interface Span {
+  start: ICAL.Time;
+  startMs: number;
+  endMs: number;
+  length: Length;
+}
+
+/** The end of an instance starting at `start` (`startMs`). */
+function endOf(start: ICAL.Time, startMs: number, length: Length, ctx: Context): number {
+  if ('exactMs' in length) return startMs + length.exactMs;
+  if ('days' in length || start.isDate) {
+    const end = start.clone();
+    end.addDuration('days' in length ? length.days : length.nominal);
+    const endMs = instant(end, ctx);
+    // A DATE event whose DTEND is not after its DTSTART is read as one day, as calendar apps show it.
+    return start.isDate && endMs <= startMs ? instant(nextDay(start), ctx) : endMs;
+  }
+  const d = length.nominal;
+  const sign = d.isNegative ? -1 : 1;
+  let base = startMs;
+  if (d.weeks || d.days) {
+    const day = start.clone();
+    day.addDuration(ICAL.Duration.fromData({ weeks: d.weeks, days: d.days, isNegative: d.isNegative }));
+    base = instant(day, ctx);
+  }
+  return base + sign * ((d.hours * 60 + d.minutes) * 60 + d.seconds) * 1000;
+}
+
+/**
+ * A component's own time: DTSTART and DTEND or DURATION. DATE-TIME without DTEND or DURATION
+ * ends when it starts (RFC 5545 3.6.1): a zero-length event, which blocks nothing. A DATE event
+ * without either is one day.
+ */
+function ownSpan(component: ICAL.Component, event: ICAL.Event, ctx: Context): Span {
   const start = event.startDate;
   if (!start) throw new Unreadable('unparseable');
-  let end = event.endDate;
   const startMs = instant(start, ctx);
-  let endMs = instant(end, ctx);
-  if (start.isDate && endMs <= startMs) {
-    end = nextDay(start);
-    endMs = instant(end, ctx);
+  let length: Length;
+  if (component.hasProperty('dtend')) {
+    const end = component.getFirstPropertyValue('dtend') as ICAL.Time;
+    length = start.isDate ? { days: end.subtractDate(start) } : { exactMs: instant(end, ctx) - startMs };
+  } else if (component.hasProperty('duration')) {
+    const duration = component.getFirstPropertyValue('duration') as ICAL.Duration;
+    length = start.isDate ? { days: duration } : { nominal: duration };
+  } else {
+    length = start.isDate ? { days: ICAL.Duration.fromData({ days: 1 }) } : { exactMs: 0 };
   }
+  const endMs = endOf(start, startMs, length, ctx);
   if (!Number.isFinite(startMs) || !Number.isFinite(endMs) || endMs < startMs) throw new Unreadable('unparseable');
-  return { start, end, startMs, endMs };
+  return { start, startMs, endMs, length };
 }
 
 /**
@@ -255,7 +296,7 @@ function expand(master: ICAL.Component, overrides: ICAL.Component[], ctx: Contex
 
 function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: Context): Instance[] {
   const event = new ICAL.Event(master, { exceptions: overrides });
-  const span = ownSpan(event, ctx);
+  const span = ownSpan(master, event, ctx);
   const masterBusy = !transparent(master);
   const replaced = new Set<string>();
   // A THISANDFUTURE override moving instances earlier lets an instance whose RECURRENCE-ID is
@@ -278,7 +319,6 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
   const reach = span.endMs - span.startMs + earlier + DAY_MS;
-  const duration = event.duration;
   const iterator = event.iterator();
   let count = 0;
   let sawStart = false;
@@ -289,22 +329,19 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
     if (at >= stopAt) break;
     if (at + reach <= ctx.windowStart && !ranged) continue;
     if (replaced.has(instanceKey(t))) continue;
-    let startTime = t;
-    let endTime: ICAL.Time;
+    let start = at;
+    let end: number;
     let item = master;
     if (ranged) {
+      // ical.js applies a THISANDFUTURE override's shift and length to the later instances.
       const details = event.getOccurrenceDetails(t);
-      startTime = details.startDate;
-      endTime = details.endDate;
+      start = instant(details.startDate, ctx);
+      end = instant(details.endDate, ctx);
+      if (details.startDate.isDate && end <= start) end = instant(nextDay(details.startDate), ctx);
       item = details.item.component;
     } else {
-      // What getOccurrenceDetails does for an instance no override touches, minus its lookups.
-      endTime = t.clone();
-      endTime.addDuration(duration);
+      end = endOf(t, at, span.length, ctx);
     }
-    const start = instant(startTime, ctx);
-    let end = instant(endTime, ctx);
-    if (startTime.isDate && end <= start) end = instant(nextDay(startTime), ctx);
     // An instance moved by a THISANDFUTURE override is busy as that override says.
     instances.push({ start, end, busy: !transparent(item) && (item === master || !cancelled(item)) });
   }
@@ -334,27 +371,27 @@ function nextDay(t: ICAL.Time): ICAL.Time {
 }
 
 /**
- * An override's instance: its own DTSTART/DTEND, else (exporters omit them on cancellations)
- * the RECURRENCE-ID and the master's length.
+ * An override's instance: its own DTSTART and DTEND or DURATION. Exporters leave some out on
+ * cancellations and moves: without DTSTART it keeps the RECURRENCE-ID's time, without DTEND and
+ * DURATION the master's length.
  */
-function overrideInstance(override: ICAL.Component, master: ICAL.Event | null, ctx: Context): Instance {
+function overrideInstance(override: ICAL.Component, masterLength: Length | null, ctx: Context): Instance {
   const event = new ICAL.Event(override);
   const rid = event.recurrenceId;
   if (!rid) throw new Unreadable('unparseable');
+  const busy = !cancelled(override) && !transparent(override);
+  if (override.hasProperty('dtstart') && (override.hasProperty('dtend') || override.hasProperty('duration') || !masterLength)) {
+    const span = ownSpan(override, event, ctx);
+    return { start: span.startMs, end: span.endMs, busy };
+  }
   const start = override.hasProperty('dtstart') ? event.startDate : rid;
   const startMs = instant(start, ctx);
   let endMs: number;
-  if (override.hasProperty('dtend') || override.hasProperty('duration') || !master) {
-    endMs = instant(override.hasProperty('dtstart') ? event.endDate : start, ctx);
-    if (start.isDate && endMs <= startMs) endMs = instant(nextDay(start), ctx);
-  } else {
-    const end = start.clone();
-    end.addDuration(master.duration);
-    endMs = instant(end, ctx);
-    if (start.isDate && endMs <= startMs) endMs = instant(nextDay(start), ctx);
-  }
+  if (override.hasProperty('dtend')) endMs = endOf(start, startMs, { exactMs: instant(override.getFirstPropertyValue('dtend') as ICAL.Time, ctx) - startMs }, ctx);
+  else if (override.hasProperty('duration')) endMs = endOf(start, startMs, { nominal: override.getFirstPropertyValue('duration') as ICAL.Duration }, ctx);
+  else endMs = endOf(start, startMs, masterLength ?? (start.isDate ? { days: ICAL.Duration.fromData({ days: 1 }) } : { exactMs: 0 }), ctx);
   if (!Number.isFinite(startMs) || !Number.isFinite(endMs) || endMs < startMs) throw new Unreadable('unparseable');
-  return { start: startMs, end: endMs, busy: !cancelled(override) && !transparent(override) };
+  return { start: startMs, end: endMs, busy };
 }
 
 function reasonOf(e: unknown): SkipReason {
@@ -444,7 +481,7 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
       }
     });
 
-    let masterEvent: ICAL.Event | null = null;
+    let masterLength: Length | null = null;
     const seriesCancelled = master !== null && cancelled(master);
     if (master) {
       try {
@@ -453,10 +490,9 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
         noteSkip(e);
       }
       try {
-        masterEvent = new ICAL.Event(master);
-        void masterEvent.duration;
+        masterLength = ownSpan(master, new ICAL.Event(master), ctx).length;
       } catch {
-        masterEvent = null;
+        masterLength = null;
       }
     }
     for (const extra of extraMasters) {
@@ -468,7 +504,7 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
     }
     for (const o of overrides) {
       try {
-        const inst = overrideInstance(o, masterEvent, ctx);
+        const inst = overrideInstance(o, masterLength, ctx);
         if (!seriesCancelled && inst.busy) blocks.push(inst);
       } catch (e) {
         noteSkip(e);
