@@ -315,6 +315,7 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   if (!event.isRecurring()) return replaced.has(instanceKey(span.start)) ? [] : [first];
 
   normaliseUntil(master, span.start);
+  const exclusions = takeExdates(master, span.start, ctx);
   const instances: Instance[] = [];
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
@@ -328,7 +329,7 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
     if (at === span.startMs) sawStart = true;
     if (at >= stopAt) break;
     if (at + reach <= ctx.windowStart && !ranged) continue;
-    if (replaced.has(instanceKey(t))) continue;
+    if (replaced.has(instanceKey(t)) || isExcluded(exclusions, t, at)) continue;
     let start = at;
     let end: number;
     let item = master;
@@ -348,21 +349,35 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   // DTSTART is the first instance (RFC 5545 3.8.5.3), but ical.js leaves it out when only RDATEs
   // recur, and when it does not match the RRULE (a case RFC 5545 leaves undefined, and calendar
   // apps show): it counts unless an EXDATE or an override takes it.
-  if (!sawStart && !replaced.has(instanceKey(span.start)) && !excluded(master, span.start, ctx)) instances.unshift(first);
+  if (!sawStart && !replaced.has(instanceKey(span.start)) && !isExcluded(exclusions, span.start, span.startMs)) instances.unshift(first);
   return instances;
 }
 
-/** Whether an EXDATE of the component removes the instance at `start`. */
-function excluded(component: ICAL.Component, start: ICAL.Time, ctx: Context): boolean {
-  const at = instant(start, ctx);
-  for (const prop of component.getAllProperties('exdate')) {
+interface Exclusions {
+  instants: Set<number>;
+  /** DATE values on a DATE-TIME series: the instance on that day (in DTSTART's zone) goes. */
+  days: Set<string>;
+}
+
+/**
+ * The EXDATEs of a master, taken out of the component: ical.js 2.2 misses an EXDATE that follows
+ * one matching no instance (it moves past the stray one without comparing again), and stray ones
+ * are common: a series moved to another time keeps the EXDATEs of its old time.
+ */
+function takeExdates(master: ICAL.Component, start: ICAL.Time, ctx: Context): Exclusions {
+  const exclusions: Exclusions = { instants: new Set(), days: new Set() };
+  for (const prop of master.getAllProperties('exdate')) {
     for (const value of prop.getValues() as ICAL.Time[]) {
-      if (value.isDate && !start.isDate) {
-        if (value.year === start.year && value.month === start.month && value.day === start.day) return true;
-      } else if (instant(value, ctx) === at) return true;
+      if (value.isDate && !start.isDate) exclusions.days.add(`${value.year}-${value.month}-${value.day}`);
+      else exclusions.instants.add(instant(value, ctx));
     }
   }
-  return false;
+  master.removeAllProperties('exdate');
+  return exclusions;
+}
+
+function isExcluded(exclusions: Exclusions, t: ICAL.Time, at: number): boolean {
+  return exclusions.instants.has(at) || (exclusions.days.size > 0 && exclusions.days.has(`${t.year}-${t.month}-${t.day}`));
 }
 
 function nextDay(t: ICAL.Time): ICAL.Time {
