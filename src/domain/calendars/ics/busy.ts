@@ -320,9 +320,11 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
   const reach = span.endMs - span.startMs + earlier + DAY_MS;
-  const iterator = event.iterator();
+  const from = fastForward(master, span, reach, ctx);
+  const iterator = event.iterator(from ?? undefined);
   let count = 0;
-  let sawStart = false;
+  // Fast-forwarding starts past DTSTART, an instance of the rule that ends before the window.
+  let sawStart = from !== null;
   for (let t = iterator.next(); t; t = iterator.next()) {
     if (++count > MAX_OCCURRENCES) throw new Unreadable('too-many-occurrences');
     const at = instant(t, ctx);
@@ -351,6 +353,39 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   // apps show): it counts unless an EXDATE or an override takes it.
   if (!sawStart && !replaced.has(instanceKey(span.start)) && !isExcluded(exclusions, span.start, span.startMs)) instances.unshift(first);
   return instances;
+}
+
+const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
+const weekdayOf = (t: ICAL.Time) => WEEKDAYS[t.dayOfWeek() - 1];
+
+/**
+ * Where to start expanding a long-running series instead of its DTSTART: a weekly event started
+ * years ago would otherwise step through every past week (~15 µs each in ical.js). For a rule
+ * whose instances after any of its instances do not depend on what came before (DAILY or
+ * WEEKLY, no COUNT, no BY rule but plain BYDAY), starting at an instance a whole number of
+ * periods later gives the same instances from there on; all that is skipped ends before the
+ * window. Null when the rule is not of that kind or DTSTART is recent.
+ */
+function fastForward(master: ICAL.Component, span: Span, reach: number, ctx: Context): ICAL.Time | null {
+  const rules = master.getAllProperties('rrule');
+  if (rules.length !== 1 || master.hasProperty('recurrence-id')) return null;
+  const rule = rules[0].getFirstValue() as ICAL.Recur;
+  if (rule.count || (rule.freq !== 'DAILY' && rule.freq !== 'WEEKLY')) return null;
+  const parts = Object.keys(rule.parts);
+  if (parts.some((p) => p !== 'BYDAY')) return null;
+  const byday = rule.parts.BYDAY as string[] | undefined;
+  if (byday && byday.some((d) => !WEEKDAYS.includes(d))) return null;
+  // DTSTART off the rule is an instance only by being DTSTART: shifting it would invent others.
+  if (byday && !byday.includes(weekdayOf(span.start))) return null;
+  const periodDays = (rule.interval || 1) * (rule.freq === 'WEEKLY' ? 7 : 1);
+  const periods = Math.floor((ctx.windowStart - reach - 2 * DAY_MS - span.startMs) / (periodDays * DAY_MS));
+  // A DAILY rule with BYDAY needs a shifted start on one of its days; seven tries cover them all.
+  for (let k = periods; k >= 2 && k > periods - 7; k--) {
+    const start = span.start.clone();
+    start.adjust(k * periodDays, 0, 0, 0);
+    if (!byday || byday.includes(weekdayOf(start))) return start;
+  }
+  return null;
 }
 
 interface Exclusions {
