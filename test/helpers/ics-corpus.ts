@@ -29,8 +29,10 @@ export interface IcsExpected {
   /** The member's IANA zone. */
   zone: string;
   /**
-   * Whether the file is one valid CalDAV resource (one UID: a master and its overrides), fit to
-   * be stored as-is on a CalDAV server; false for whole-calendar files and broken ones.
+   * Whether the file is one CalDAV resource (one UID: a master and its overrides) that a CalDAV
+   * server stores and serves back with the same busy time: every `true` case was PUT to Radicale
+   * 3.1 (201) and read back to the same blocks. False for whole-calendar files, broken ones, and
+   * the few real-world shapes Radicale refuses or rewrites (the case's notes say which).
    */
   caldav: boolean;
   events: number;
