@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { localDayAt } from '../../availability/zone-days.ts';
+import { StepBudgetExceeded, withStepBudget } from './steps.ts';
 import { ianaKey, ianaKeyOf, isIanaZone, trimVtimezones, vtimezoneKey } from './zones.ts';
 
 /**
@@ -62,24 +63,10 @@ class Unreadable extends Error {
 export const MAX_OCCURRENCES = 20_000;
 
 /**
- * The most candidate times ical.js may consider for one event (~0.5 µs each). A rule whose
- * filters rarely match steps through many candidates per occurrence (FREQ=SECONDLY;BYMONTH=6:
- * 7.9 million before its first June), and one that never matches loops forever inside ical.js
- * (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30 hangs ical.js 2.2). Past the budget the event is skipped.
+ * The most candidate times ical.js may consider for one event (~0.5-8 µs each; steps.ts says why
+ * there must be a bound). Past it the event is skipped as `too-many-occurrences`.
  */
 export const MAX_RULE_STEPS = 100_000;
-
-/**
- * The budget of the expansion under way (null outside busyFromIcs). ical.js's iterator checks
- * every candidate time with check_contracting_rules, also while RecurExpansion sets itself up,
- * so that method is the one place where every step can be counted and stopped.
- */
-let steps: { left: number } | null = null;
-const checkContractingRules = ICAL.RecurIterator.prototype.check_contracting_rules;
-ICAL.RecurIterator.prototype.check_contracting_rules = function (this: ICAL.RecurIterator): boolean {
-  if (steps && --steps.left < 0) throw new Unreadable('too-many-occurrences');
-  return checkContractingRules.call(this);
-};
 
 const DAY_MS = 86_400_000;
 
@@ -286,12 +273,7 @@ function normaliseUntil(component: ICAL.Component, start: ICAL.Time): void {
 
 /** The instances of a master, overridden ones left out (the overrides give them). */
 function expand(master: ICAL.Component, overrides: ICAL.Component[], ctx: Context): Instance[] {
-  steps = { left: MAX_RULE_STEPS };
-  try {
-    return expandWithin(master, overrides, ctx);
-  } finally {
-    steps = null;
-  }
+  return withStepBudget(MAX_RULE_STEPS, () => expandWithin(master, overrides, ctx));
 }
 
 function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: Context): Instance[] {
@@ -445,6 +427,7 @@ function overrideInstance(override: ICAL.Component, masterLength: Length | null,
 }
 
 function reasonOf(e: unknown): SkipReason {
+  if (e instanceof StepBudgetExceeded) return 'too-many-occurrences';
   return e instanceof Unreadable ? e.reason : 'unparseable';
 }
 

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { IANAZone } from 'luxon';
 import { findIana } from 'windows-iana';
 import { utcOfWall } from '../../availability/zone-days.ts';
+import { withStepBudget } from './steps.ts';
 
 /**
  * Time zones for the iCalendar reader. ical.js looks a TZID up in the file's VTIMEZONEs, then in
@@ -94,22 +96,34 @@ class VtimezoneTimezone extends ICAL.Timezone {
     const date = Date.UTC(tt.year, tt.month - 1, tt.day);
     let offset = this.#days.get(date);
     if (offset === undefined) {
-      const first = super.utcOffset(ICAL.Time.fromData({ year: tt.year, month: tt.month, day: tt.day, hour: 0, minute: 0, second: 0 }));
-      const last = super.utcOffset(ICAL.Time.fromData({ year: tt.year, month: tt.month, day: tt.day, hour: 23, minute: 59, second: 59 }));
-      offset = first === last ? first : null;
+      const at = (hour: number, minute: number, second: number) =>
+        withStepBudget(MAX_ZONE_STEPS, () => super.utcOffset(ICAL.Time.fromData({ year: tt.year, month: tt.month, day: tt.day, hour, minute, second })));
+      const first = at(0, 0, 0);
+      offset = first === at(23, 59, 59) ? first : null;
       if (this.#days.size >= MAX_DAYS_PER_ZONE) this.#days.clear();
       this.#days.set(date, offset);
     }
-    return offset ?? super.utcOffset(tt);
+    return offset ?? withStepBudget(MAX_ZONE_STEPS, () => super.utcOffset(tt));
   }
 }
 
 const MAX_DAYS_PER_ZONE = 20_000;
 
+/**
+ * The most iterator steps one VTIMEZONE may take to expand (~40 µs each): Outlook's yearly rules
+ * from 1601 take ~860; an observance repeating hourly from 1601 would take 3.7 million (~50 s).
+ */
+const MAX_ZONE_STEPS = 5_000;
+
 /** The most VTIMEZONE definitions kept between calls (each distinct text one entry). */
 const MAX_CACHED_VTIMEZONES = 256;
-/** VTIMEZONE text → its registered key; a Map iterates oldest first, which makes it an LRU. */
-const vtimezones = new Map<string, { tzid: string; key: string }>();
+const MAX_VTIMEZONE_CHARS = 100_000;
+
+/**
+ * VTIMEZONE text (its SHA-256) → its registered key, or null for a definition that cannot be read (remembered
+ * too, so a calendar repeating a bad one pays once). A Map iterates oldest first: an LRU.
+ */
+const vtimezones = new Map<string, { tzid: string; key: string } | null>();
 let vtimezoneSerial = 0;
 
 /**
@@ -118,12 +132,21 @@ let vtimezoneSerial = 0;
  * everything they need at the start of a call, so an eviction never hits a zone in use.
  */
 export function vtimezoneKey(block: string): { tzid: string; key: string } | undefined {
-  const known = vtimezones.get(block);
-  if (known && ICAL.TimezoneService.has(known.key)) {
-    vtimezones.delete(block);
-    vtimezones.set(block, known);
-    return known;
+  // Real definitions are a few kilobytes (Apple's with the full history of a zone, ~20 KB).
+  if (block.length > MAX_VTIMEZONE_CHARS) return undefined;
+  const digest = createHash('sha256').update(block).digest('base64');
+  const known = vtimezones.get(digest);
+  if (known === null || (known && ICAL.TimezoneService.has(known.key))) {
+    vtimezones.delete(digest);
+    vtimezones.set(digest, known);
+    return known ?? undefined;
   }
+  const read = readVtimezone(block);
+  vtimezones.set(digest, read ?? null);
+  return read;
+}
+
+function readVtimezone(block: string): { tzid: string; key: string } | undefined {
   let component: ICAL.Component;
   try {
     component = new ICAL.Component(ICAL.parse(block) as unknown[]);
@@ -137,21 +160,21 @@ export function vtimezoneKey(block: string): { tzid: string; key: string } | und
   const key = `vtz:${++vtimezoneSerial}`;
   const zone = new VtimezoneTimezone({ component, tzid: key });
   try {
-    // Reads the observances now: a broken one fails here rather than inside an event.
-    zone.utcOffset(ICAL.Time.fromData({ year: 2026, month: 1, day: 1, hour: 12 }));
+    // Expands the observances now, to five years past the present (ical.js's own horizon), so a
+    // broken or runaway one is dropped here rather than failing inside an event.
+    withStepBudget(MAX_ZONE_STEPS, () => zone.utcOffset(ICAL.Time.fromData({ year: 2000, month: 1, day: 1, hour: 12 })));
   } catch {
     return undefined;
   }
   ICAL.TimezoneService.register(zone, key);
-  vtimezones.set(block, { tzid, key });
   return { tzid, key };
 }
 
 /** Drops the oldest cached VTIMEZONEs beyond the bound; call before a new call registers any. */
 export function trimVtimezones(): void {
   while (vtimezones.size > MAX_CACHED_VTIMEZONES) {
-    const [block, { key }] = vtimezones.entries().next().value as [string, { key: string }];
-    vtimezones.delete(block);
-    ICAL.TimezoneService.remove(key);
+    const [digest, known] = vtimezones.entries().next().value as [string, { key: string } | null];
+    vtimezones.delete(digest);
+    if (known) ICAL.TimezoneService.remove(known.key);
   }
 }

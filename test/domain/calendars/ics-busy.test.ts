@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { busyFromIcs } from '../../../src/domain/calendars/ics/busy.ts';
+import { syntheticCalendar } from '../../helpers/ics-synthetic.ts';
+
+/** The reader's edges that the corpus does not show: its options, hostile zones, its caches. */
+
+const windowStart = new Date('2026-03-01T00:00:00Z');
+const windowEnd = new Date('2026-06-01T00:00:00Z');
+const opts = { windowStart, windowEnd, zone: 'Europe/Berlin' };
+
+const calendar = (...lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', ...lines, 'END:VCALENDAR', ''].join('\r\n');
+const iso = (blocks: { start: Date; end: Date }[]) => blocks.map((b) => `${b.start.toISOString()}/${b.end.toISOString()}`);
+
+describe('busyFromIcs options', () => {
+  it('refuses a zone that is not an IANA zone, and a window that ends before it starts', () => {
+    assert.throws(() => busyFromIcs('', { ...opts, zone: 'Mars/Olympus' }), RangeError);
+    assert.throws(() => busyFromIcs('', { ...opts, zone: 'W. Europe Standard Time' }), RangeError);
+    assert.throws(() => busyFromIcs('', { ...opts, windowEnd: windowStart }), RangeError);
+    assert.throws(() => busyFromIcs('', { ...opts, windowStart: new Date('nope') }), RangeError);
+  });
+
+  it('reads empty text and a calendar without events as no events', () => {
+    assert.deepEqual(busyFromIcs('', opts), { blocks: [], events: 0, skipped: 0, own: 0, skips: [] });
+    assert.deepEqual(busyFromIcs(calendar('PRODID:-//x//y//EN'), opts), { blocks: [], events: 0, skipped: 0, own: 0, skips: [] });
+  });
+});
+
+describe('busyFromIcs zones', () => {
+  /** A VTIMEZONE whose observance repeats hourly from 1601: 3.7 million steps to expand. */
+  const runaway = (tzid: string) => [
+    'BEGIN:VTIMEZONE', `TZID:${tzid}`, 'BEGIN:STANDARD', 'DTSTART:16010101T000000', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100',
+    'RRULE:FREQ=HOURLY', 'END:STANDARD', 'END:VTIMEZONE',
+  ];
+
+  it('drops a VTIMEZONE that would take too long to expand, and falls back to its TZID as a zone name', () => {
+    const started = performance.now();
+    const known = busyFromIcs(
+      calendar(...runaway('Europe/Berlin'), 'BEGIN:VEVENT', 'UID:a', 'DTSTART;TZID=Europe/Berlin:20260401T100000', 'DURATION:PT1H', 'END:VEVENT'),
+      opts,
+    );
+    assert.deepEqual(iso(known.blocks), ['2026-04-01T08:00:00.000Z/2026-04-01T09:00:00.000Z']);
+    const unknown = busyFromIcs(
+      calendar(...runaway('Office zone'), 'BEGIN:VEVENT', 'UID:b', 'DTSTART;TZID=Office zone:20260401T100000', 'DURATION:PT1H', 'END:VEVENT'),
+      opts,
+    );
+    assert.deepEqual(unknown.skips, [{ uid: 'b', reason: 'unknown-timezone' }]);
+    assert.ok(performance.now() - started < 10_000, 'the expansion was not cut short');
+  });
+
+  it('keeps every definition of a file in use, beyond the bound of the VTIMEZONE cache, on every call', () => {
+    // 300 zones at whole-hour offsets from -12 to +12: "Zone 7" is UTC+7 (7 - 25 * 0).
+    const offset = (n: number) => ((n + 12) % 25) - 12;
+    const hhmm = (h: number) => `${h < 0 ? '-' : '+'}${String(Math.abs(h)).padStart(2, '0')}00`;
+    const lines: string[] = [];
+    for (let n = 0; n < 300; n++) {
+      lines.push('BEGIN:VTIMEZONE', `TZID:Zone ${n}`, 'BEGIN:STANDARD', 'DTSTART:19700101T000000');
+      lines.push(`TZOFFSETFROM:${hhmm(offset(n))}`, `TZOFFSETTO:${hhmm(offset(n))}`, 'END:STANDARD', 'END:VTIMEZONE');
+      lines.push('BEGIN:VEVENT', `UID:z${n}`, `DTSTART;TZID=Zone ${n}:20260401T120000`, 'DURATION:PT1H', 'END:VEVENT');
+    }
+    for (let pass = 0; pass < 2; pass++) {
+      const result = busyFromIcs(calendar(...lines), opts);
+      assert.equal(result.skipped, 0);
+      const byUid = new Map(result.blocks.map((b) => [b.uid, b.start.getTime()]));
+      for (let n = 0; n < 300; n++) assert.equal(byUid.get(`z${n}`), Date.UTC(2026, 3, 1, 12 - offset(n)), `Zone ${n}, pass ${pass}`);
+    }
+  });
+
+  it('reads the same TZID differently in two files when their VTIMEZONEs differ', () => {
+    const file = (offset: string) =>
+      calendar(
+        'BEGIN:VTIMEZONE', 'TZID:Customized Time Zone', 'BEGIN:STANDARD', 'DTSTART:19700101T000000', `TZOFFSETFROM:${offset}`,
+        `TZOFFSETTO:${offset}`, 'END:STANDARD', 'END:VTIMEZONE',
+        'BEGIN:VEVENT', 'UID:c', 'DTSTART;TZID=Customized Time Zone:20260401T120000', 'DURATION:PT1H', 'END:VEVENT',
+      );
+    assert.equal(busyFromIcs(file('+0300'), opts).blocks[0].start.toISOString(), '2026-04-01T09:00:00.000Z');
+    assert.equal(busyFromIcs(file('-0300'), opts).blocks[0].start.toISOString(), '2026-04-01T15:00:00.000Z');
+  });
+});
+
+describe('busyFromIcs events', () => {
+  it('skips a whole event as the service\'s own when any of its components carries X-BOOKING-ID', () => {
+    const result = busyFromIcs(
+      calendar(
+        'BEGIN:VEVENT', 'UID:own', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=3', 'END:VEVENT',
+        'BEGIN:VEVENT', 'UID:own', 'RECURRENCE-ID:20260402T100000Z', 'DTSTART:20260402T120000Z', 'DURATION:PT1H', 'X-BOOKING-ID:bk_1',
+        'END:VEVENT',
+      ),
+      opts,
+    );
+    assert.deepEqual({ blocks: result.blocks.length, events: result.events, own: result.own, skipped: result.skipped }, { blocks: 0, events: 1, own: 1, skipped: 0 });
+  });
+
+  it('counts what it can read of an event whose override is broken, and counts the event as skipped', () => {
+    const result = busyFromIcs(
+      calendar(
+        'BEGIN:VEVENT', 'UID:half', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=2', 'END:VEVENT',
+        'BEGIN:VEVENT', 'UID:half', 'RECURRENCE-ID:20260402T100000Z', 'DTSTART;TZID=Nowhere/Land:20260402T120000', 'END:VEVENT',
+      ),
+      opts,
+    );
+    assert.deepEqual(iso(result.blocks), ['2026-04-01T10:00:00.000Z/2026-04-01T11:00:00.000Z', '2026-04-02T10:00:00.000Z/2026-04-02T11:00:00.000Z']);
+    assert.deepEqual(result.skips, [{ uid: 'half', reason: 'unknown-timezone' }]);
+  });
+
+  it('reads every resource of the synthetic load calendar', () => {
+    for (const r of syntheticCalendar(60, { around: windowStart, seed: 3 })) {
+      const result = busyFromIcs(r.ics, opts);
+      assert.deepEqual({ events: result.events, skipped: result.skipped }, { events: 1, skipped: 0 }, r.uid);
+    }
+  });
+});
