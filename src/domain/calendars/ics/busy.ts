@@ -293,12 +293,18 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
       if (o.hasProperty('dtstart')) earlier = Math.max(earlier, instant(ev.recurrenceId, ctx) - instant(ev.startDate, ctx));
     }
   }
+  const exclusions = takeExdates(master, span.start, ctx);
+  const kept = (t: ICAL.Time, at: number) => !replaced.has(instanceKey(t)) && !isExcluded(exclusions, t, at);
   const first: Instance = { start: span.startMs, end: span.endMs, busy: masterBusy };
-  if (!event.isRecurring()) return replaced.has(instanceKey(span.start)) ? [] : [first];
+  const instances: Instance[] = takePeriods(master, ctx)
+    .filter((p) => kept(p.time, p.start))
+    .map((p) => ({ start: p.start, end: p.end, busy: masterBusy }));
+  if (!event.isRecurring()) {
+    if (kept(span.start, span.startMs)) instances.unshift(first);
+    return instances;
+  }
 
   normaliseUntil(master, span.start);
-  const exclusions = takeExdates(master, span.start, ctx);
-  const instances: Instance[] = [];
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
   const reach = span.endMs - span.startMs + earlier + DAY_MS;
@@ -313,7 +319,7 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
     if (at === span.startMs) sawStart = true;
     if (at >= stopAt) break;
     if (at + reach <= ctx.windowStart && !ranged) continue;
-    if (replaced.has(instanceKey(t)) || isExcluded(exclusions, t, at)) continue;
+    if (!kept(t, at)) continue;
     let start = at;
     let end: number;
     let item = master;
@@ -333,7 +339,7 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   // DTSTART is the first instance (RFC 5545 3.8.5.3), but ical.js leaves it out when only RDATEs
   // recur, and when it does not match the RRULE (a case RFC 5545 leaves undefined, and calendar
   // apps show): it counts unless an EXDATE or an override takes it.
-  if (!sawStart && !replaced.has(instanceKey(span.start)) && !isExcluded(exclusions, span.start, span.startMs)) instances.unshift(first);
+  if (!sawStart && kept(span.start, span.startMs)) instances.unshift(first);
   return instances;
 }
 
@@ -391,6 +397,25 @@ function takeExdates(master: ICAL.Component, start: ICAL.Time, ctx: Context): Ex
   }
   master.removeAllProperties('exdate');
   return exclusions;
+}
+
+/**
+ * The instances of `RDATE;VALUE=PERIOD` (a start and its own end or duration), taken out of the
+ * component: ical.js 2.2 cannot expand them (it fails on the whole event).
+ */
+function takePeriods(master: ICAL.Component, ctx: Context): { time: ICAL.Time; start: number; end: number }[] {
+  const out: { time: ICAL.Time; start: number; end: number }[] = [];
+  for (const prop of master.getAllProperties('rdate')) {
+    if (prop.type !== 'period') continue;
+    for (const period of prop.getValues() as ICAL.Period[]) {
+      const start = instant(period.start, ctx);
+      const end = period.end ? instant(period.end, ctx) : endOf(period.start, start, { nominal: period.duration }, ctx);
+      if (!Number.isFinite(start) || !Number.isFinite(end) || end < start) throw new Unreadable('unparseable');
+      out.push({ time: period.start, start, end });
+    }
+    master.removeProperty(prop);
+  }
+  return out;
 }
 
 function isExcluded(exclusions: Exclusions, t: ICAL.Time, at: number): boolean {
