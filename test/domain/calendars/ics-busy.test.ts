@@ -103,6 +103,14 @@ describe('busyFromIcs events', () => {
     assert.deepEqual(result.skips, [{ uid: 'half', reason: 'unknown-timezone' }]);
   });
 
+  it('skips a rule with BYWEEKNO, which ical.js expands wrongly, and counts it', () => {
+    const result = busyFromIcs(
+      calendar('BEGIN:VEVENT', 'UID:wk', 'DTSTART:20260511T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO', 'END:VEVENT'),
+      opts,
+    );
+    assert.deepEqual({ blocks: result.blocks.length, skips: result.skips }, { blocks: 0, skips: [{ uid: 'wk', reason: 'unsupported-rule' }] });
+  });
+
   it('reads every resource of the synthetic load calendar', () => {
     for (const r of syntheticCalendar(60, { around: windowStart, seed: 3 })) {
       const result = busyFromIcs(r.ics, opts);

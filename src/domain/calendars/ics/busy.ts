@@ -25,7 +25,7 @@ export interface BusyOptions {
   zone: string;
 }
 
-export type SkipReason = 'unparseable' | 'unknown-timezone' | 'too-many-occurrences';
+export type SkipReason = 'unparseable' | 'unknown-timezone' | 'too-many-occurrences' | 'unsupported-rule';
 
 export interface BusySkip {
   /** The event's UID when it could be read, else null. */
@@ -304,6 +304,11 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
     return instances;
   }
 
+  // ical.js 2.2 expands BYWEEKNO wrongly (FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO gives every Monday
+  // but those of week 20): better counted as skipped than read as busy every week.
+  if (master.getAllProperties('rrule').some((p) => 'BYWEEKNO' in (p.getFirstValue() as ICAL.Recur).parts)) {
+    throw new Unreadable('unsupported-rule');
+  }
   normaliseUntil(master, span.start);
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
