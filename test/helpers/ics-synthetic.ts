@@ -107,8 +107,8 @@ export function syntheticCalendar(count: number, options: SyntheticOptions): Syn
       }
     }
     event.push('END:VEVENT');
-    const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${PRODIDS[zone]}`, ...ZONES[zone], ...event, ...overrides, 'END:VCALENDAR', ''];
-    out.push({ uid, ics: lines.join('\r\n'), recurring });
+    const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${PRODIDS[zone]}`, ...ZONES[zone], ...event, ...overrides, 'END:VCALENDAR'];
+    out.push({ uid, ics: `${lines.join('\r\n')}\r\n`, recurring });
   }
   return out;
 }

@@ -24,7 +24,10 @@ describe('busyFromIcs options', () => {
     const w = busyWindow(new Date('2026-03-02T23:59:59.999Z'), 180);
     assert.deepEqual([w.windowStart.toISOString(), w.windowEnd.toISOString()], ['2026-03-01T00:00:00.000Z', '2026-08-28T00:00:00.000Z']);
     const midnight = busyWindow(new Date('2026-03-02T00:00:00.000Z'), 1);
-    assert.deepEqual([midnight.windowStart.toISOString(), midnight.windowEnd.toISOString()], ['2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z']);
+    assert.deepEqual(
+      [midnight.windowStart.toISOString(), midnight.windowEnd.toISOString()],
+      ['2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
+    );
   });
 
   it('reads empty text and a calendar without events as no events', () => {
@@ -42,15 +45,12 @@ describe('busyFromIcs zones', () => {
 
   it('drops a VTIMEZONE that would take too long to expand, and falls back to its TZID as a zone name', () => {
     const started = performance.now();
-    const known = busyFromIcs(
-      calendar(...runaway('Europe/Berlin'), 'BEGIN:VEVENT', 'UID:a', 'DTSTART;TZID=Europe/Berlin:20260401T100000', 'DURATION:PT1H', 'END:VEVENT'),
-      opts,
-    );
+    const event = (uid: string, tzid: string) => [
+      'BEGIN:VEVENT', `UID:${uid}`, `DTSTART;TZID=${tzid}:20260401T100000`, 'DURATION:PT1H', 'END:VEVENT',
+    ];
+    const known = busyFromIcs(calendar(...runaway('Europe/Berlin'), ...event('a', 'Europe/Berlin')), opts);
     assert.deepEqual(iso(known.blocks), ['2026-04-01T08:00:00.000Z/2026-04-01T09:00:00.000Z']);
-    const unknown = busyFromIcs(
-      calendar(...runaway('Office zone'), 'BEGIN:VEVENT', 'UID:b', 'DTSTART;TZID=Office zone:20260401T100000', 'DURATION:PT1H', 'END:VEVENT'),
-      opts,
-    );
+    const unknown = busyFromIcs(calendar(...runaway('Office zone'), ...event('b', 'Office zone')), opts);
     assert.deepEqual(unknown.skips, [{ uid: 'b', reason: 'unknown-timezone' }]);
     assert.ok(performance.now() - started < 10_000, 'the expansion was not cut short');
   });
@@ -95,7 +95,10 @@ describe('busyFromIcs events', () => {
       ),
       opts,
     );
-    assert.deepEqual({ blocks: result.blocks.length, events: result.events, own: result.own, skipped: result.skipped }, { blocks: 0, events: 1, own: 1, skipped: 0 });
+    assert.deepEqual(
+      { blocks: result.blocks.length, events: result.events, own: result.own, skipped: result.skipped },
+      { blocks: 0, events: 1, own: 1, skipped: 0 },
+    );
   });
 
   it('counts what it can read of an event whose override is broken, and counts the event as skipped', () => {
@@ -106,16 +109,18 @@ describe('busyFromIcs events', () => {
       ),
       opts,
     );
-    assert.deepEqual(iso(result.blocks), ['2026-04-01T10:00:00.000Z/2026-04-01T11:00:00.000Z', '2026-04-02T10:00:00.000Z/2026-04-02T11:00:00.000Z']);
+    assert.deepEqual(iso(result.blocks), [
+      '2026-04-01T10:00:00.000Z/2026-04-01T11:00:00.000Z',
+      '2026-04-02T10:00:00.000Z/2026-04-02T11:00:00.000Z',
+    ]);
     assert.deepEqual(result.skips, [{ uid: 'half', reason: 'unknown-timezone' }]);
   });
 
   it('skips a rule with BYWEEKNO, which ical.js expands wrongly, and counts it', () => {
-    const result = busyFromIcs(
-      calendar('BEGIN:VEVENT', 'UID:wk', 'DTSTART:20260511T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO', 'END:VEVENT'),
-      opts,
-    );
-    assert.deepEqual({ blocks: result.blocks.length, skips: result.skips }, { blocks: 0, skips: [{ uid: 'wk', reason: 'unsupported-rule' }] });
+    const rule = 'RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO';
+    const result = busyFromIcs(calendar('BEGIN:VEVENT', 'UID:wk', 'DTSTART:20260511T100000Z', 'DURATION:PT1H', rule, 'END:VEVENT'), opts);
+    assert.deepEqual(result.blocks, []);
+    assert.deepEqual(result.skips, [{ uid: 'wk', reason: 'unsupported-rule' }]);
   });
 
   it('reads every resource of the synthetic load calendar', () => {

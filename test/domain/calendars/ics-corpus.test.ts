@@ -51,7 +51,8 @@ describe('iCalendar corpus', () => {
       const windowStart = new Date(c.expected.window.start).getTime();
       const windowEnd = new Date(c.expected.window.end).getTime();
       for (const b of result.blocks) {
-        assert.ok(b.start.getTime() >= windowStart && b.end.getTime() <= windowEnd && b.start < b.end, `${path.basename(c.file)}: block outside the window`);
+        const inside = b.start.getTime() >= windowStart && b.end.getTime() <= windowEnd && b.start < b.end;
+        assert.ok(inside, `${path.basename(c.file)}: block outside the window`);
       }
     });
   }

@@ -130,7 +130,10 @@ function oracle(c: Case): { start: number; end: number }[] {
     // DTSTART is the first instance of the set (RFC 5545 3.8.5.3), even with an UNTIL before it.
     days = days.filter((d) => d === days[0] || (c.mode === 'allday' ? d <= until.day : wallInstant(c, d, c.startMinute) <= until.ms));
   }
-  const excluded = new Set([...c.exdateIndexes.map((i) => days[i]).filter((d) => d !== undefined), ...c.strayExdateDays.map((k) => firstDay(c) + k)]);
+  const excluded = new Set([
+    ...c.exdateIndexes.map((i) => days[i]).filter((d) => d !== undefined),
+    ...c.strayExdateDays.map((k) => firstDay(c) + k),
+  ]);
   days = days.filter((d) => !excluded.has(d));
   const blocks: { start: number; end: number }[] = [];
   for (const d of days) {
@@ -222,7 +225,13 @@ const eventArb = fc
     minute: fc.integer({ min: 0, max: 1439 }),
     lengthMinutes: fc.integer({ min: 0, max: 60 * 24 * 60 }),
     lengthDays: fc.integer({ min: 1, max: 400 }),
-    rule: fc.constantFrom('', 'RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY;BYDAY=MO,TH', 'RRULE:FREQ=MONTHLY;BYMONTHDAY=-1', 'RRULE:FREQ=YEARLY;COUNT=3'),
+    rule: fc.constantFrom(
+      '',
+      'RRULE:FREQ=DAILY',
+      'RRULE:FREQ=WEEKLY;BYDAY=MO,TH',
+      'RRULE:FREQ=MONTHLY;BYMONTHDAY=-1',
+      'RRULE:FREQ=YEARLY;COUNT=3',
+    ),
     rdateOffsetDays: fc.option(fc.integer({ min: -500, max: 500 }), { nil: null }),
     movedOffsetDays: fc.option(fc.integer({ min: -500, max: 500 }), { nil: null }),
   })

@@ -134,7 +134,8 @@ function readPiece(block: string): Piece {
   }
   if (component) {
     const uid = component.getFirstPropertyValue('uid');
-    return { uid: typeof uid === 'string' && uid.trim() !== '' ? uid.trim() : null, component, own: component.hasProperty('x-booking-id') };
+    const own = component.hasProperty('x-booking-id');
+    return { uid: typeof uid === 'string' && uid.trim() !== '' ? uid.trim() : null, component, own };
   }
   const unfolded = block.replace(/\r\n[ \t]/g, '');
   const uid = /^UID(?:;[^:\r\n]*)?:(.+)$/im.exec(unfolded)?.[1]?.trim();
@@ -270,7 +271,10 @@ function normaliseUntil(component: ICAL.Component, start: ICAL.Time): void {
     const until = rule.until;
     if (!until || start.isDate) continue;
     if (until.isDate) {
-      rule.until = ICAL.Time.fromData({ year: until.year, month: until.month, day: until.day, hour: 23, minute: 59, second: 59 }, start.zone);
+      rule.until = ICAL.Time.fromData(
+        { year: until.year, month: until.month, day: until.day, hour: 23, minute: 59, second: 59 },
+        start.zone,
+      );
     } else if (until.zone !== ICAL.Timezone.utcTimezone && until.zone !== start.zone) {
       rule.until = ICAL.Time.fromData(
         { year: until.year, month: until.month, day: until.day, hour: until.hour, minute: until.minute, second: until.second },
@@ -457,10 +461,11 @@ function overrideInstance(override: ICAL.Component, masterLength: Length | null,
   }
   const start = override.hasProperty('dtstart') ? event.startDate : rid;
   const startMs = instant(start, ctx);
-  let endMs: number;
-  if (override.hasProperty('dtend')) endMs = endOf(start, startMs, { exactMs: instant(override.getFirstPropertyValue('dtend') as ICAL.Time, ctx) - startMs }, ctx);
-  else if (override.hasProperty('duration')) endMs = endOf(start, startMs, { nominal: override.getFirstPropertyValue('duration') as ICAL.Duration }, ctx);
-  else endMs = endOf(start, startMs, masterLength ?? (start.isDate ? { days: ICAL.Duration.fromData({ days: 1 }) } : { exactMs: 0 }), ctx);
+  let length: Length;
+  if (override.hasProperty('dtend')) length = { exactMs: instant(override.getFirstPropertyValue('dtend') as ICAL.Time, ctx) - startMs };
+  else if (override.hasProperty('duration')) length = { nominal: override.getFirstPropertyValue('duration') as ICAL.Duration };
+  else length = masterLength ?? (start.isDate ? { days: ICAL.Duration.fromData({ days: 1 }) } : { exactMs: 0 });
+  const endMs = endOf(start, startMs, length, ctx);
   if (!Number.isFinite(startMs) || !Number.isFinite(endMs) || endMs < startMs) throw new Unreadable('unparseable');
   return { start: startMs, end: endMs, busy };
 }

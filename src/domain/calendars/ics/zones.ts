@@ -96,8 +96,10 @@ class VtimezoneTimezone extends ICAL.Timezone {
     const date = Date.UTC(tt.year, tt.month - 1, tt.day);
     let offset = this.#days.get(date);
     if (offset === undefined) {
-      const at = (hour: number, minute: number, second: number) =>
-        withStepBudget(MAX_ZONE_STEPS, () => super.utcOffset(ICAL.Time.fromData({ year: tt.year, month: tt.month, day: tt.day, hour, minute, second })));
+      const at = (hour: number, minute: number, second: number) => {
+        const time = ICAL.Time.fromData({ year: tt.year, month: tt.month, day: tt.day, hour, minute, second });
+        return withStepBudget(MAX_ZONE_STEPS, () => super.utcOffset(time));
+      };
       const first = at(0, 0, 0);
       offset = first === at(23, 59, 59) ? first : null;
       if (this.#days.size >= MAX_DAYS_PER_ZONE) this.#days.clear();
