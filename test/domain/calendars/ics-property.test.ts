@@ -9,8 +9,9 @@ import { icsCorpus } from '../../helpers/ics-corpus.ts';
  * busyFromIcs against a brute-force oracle written without ical.js: random DAILY/WEEKLY rules
  * (INTERVAL, BYDAY, WKST, COUNT or UNTIL or no end) with random EXDATEs are expanded by walking
  * every calendar day with plain integer day arithmetic, and placed in time with luxon. Both must
- * give exactly the same clipped blocks. Times of day stay between 08:00 and 20:00, away from
- * DST transitions, where iCalendar's own rules (not the oracle's) decide.
+ * give exactly the same clipped blocks, also when the file defines the zone with a VTIMEZONE.
+ * Times of day stay between 08:00 and 20:00, away from DST transitions, where iCalendar's own
+ * rules (not the oracle's) decide.
  */
 
 const DAY_MS = 86_400_000;
@@ -37,8 +38,32 @@ const icsUtc = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').r
 
 type Mode = 'tzid' | 'utc' | 'floating' | 'allday';
 
+/**
+ * VTIMEZONEs as Google writes them, whose rules match the tz database from 2007 on: a case in one
+ * of these zones may carry its definition, which must then read exactly as the IANA name does.
+ */
+const VTIMEZONES: Record<string, string[]> = {
+  'Europe/Berlin': [
+    'BEGIN:DAYLIGHT', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0200', 'DTSTART:19700329T020000', 'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
+    'END:DAYLIGHT', 'BEGIN:STANDARD', 'TZOFFSETFROM:+0200', 'TZOFFSETTO:+0100', 'DTSTART:19701025T030000',
+    'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU', 'END:STANDARD',
+  ],
+  'America/New_York': [
+    'BEGIN:DAYLIGHT', 'TZOFFSETFROM:-0500', 'TZOFFSETTO:-0400', 'DTSTART:20070311T020000', 'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+    'END:DAYLIGHT', 'BEGIN:STANDARD', 'TZOFFSETFROM:-0400', 'TZOFFSETTO:-0500', 'DTSTART:20071104T020000',
+    'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU', 'END:STANDARD',
+  ],
+  'Australia/Sydney': [
+    'BEGIN:STANDARD', 'TZOFFSETFROM:+1100', 'TZOFFSETTO:+1000', 'DTSTART:20080406T030000', 'RRULE:FREQ=YEARLY;BYMONTH=4;BYDAY=1SU',
+    'END:STANDARD', 'BEGIN:DAYLIGHT', 'TZOFFSETFROM:+1000', 'TZOFFSETTO:+1100', 'DTSTART:20081005T020000',
+    'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU', 'END:DAYLIGHT',
+  ],
+};
+
 interface Case {
   mode: Mode;
+  /** In 'tzid' mode, whether the file carries a VTIMEZONE for eventZone (when VTIMEZONES has one). */
+  withVtimezone: boolean;
   eventZone: string;
   memberZone: string;
   freq: 'DAILY' | 'WEEKLY';
@@ -61,6 +86,7 @@ interface Case {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   mode: fc.constantFrom<Mode>('tzid', 'utc', 'floating', 'allday'),
+  withVtimezone: fc.boolean(),
   eventZone: fc.constantFrom(...ZONES),
   memberZone: fc.constantFrom(...ZONES),
   freq: fc.constantFrom<'DAILY' | 'WEEKLY'>('DAILY', 'WEEKLY'),
@@ -181,6 +207,9 @@ function toIcs(c: Case): string {
     'BEGIN:VCALENDAR',
     'VERSION:2.0',
     'PRODID:-//test//property//EN',
+    ...(c.mode === 'tzid' && c.withVtimezone && VTIMEZONES[c.eventZone]
+      ? ['BEGIN:VTIMEZONE', `TZID:${c.eventZone}`, ...VTIMEZONES[c.eventZone], 'END:VTIMEZONE']
+      : []),
     'BEGIN:VEVENT',
     'UID:property@test',
     'DTSTAMP:20260101T000000Z',
