@@ -116,6 +116,21 @@ describe('busyFromIcs events', () => {
     assert.deepEqual(result.skips, [{ uid: 'half', reason: 'unknown-timezone' }]);
   });
 
+  it('loses only the event with a lost END line, not the events after it', () => {
+    const result = busyFromIcs(
+      calendar(
+        'BEGIN:VEVENT', 'UID:no-end-alarm', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'BEGIN:VALARM', 'TRIGGER:-PT5M', 'END:VEVENT',
+        'BEGIN:VEVENT', 'UID:no-end', 'DTSTART:20260402T100000Z', 'DURATION:PT1H',
+        'BEGIN:VEVENT', 'UID:fine', 'DTSTART:20260403T100000Z', 'DURATION:PT1H', 'END:VEVENT',
+        'BEGIN:VEVENT', 'UID:truncated', 'DTSTART:20260404T100000Z',
+      ),
+      opts,
+    );
+    assert.deepEqual(iso(result.blocks), ['2026-04-03T10:00:00.000Z/2026-04-03T11:00:00.000Z']);
+    assert.equal(result.events, 4);
+    assert.deepEqual(result.skips.map((k) => k.uid).sort(), ['no-end', 'no-end-alarm', 'truncated']);
+  });
+
   it('skips a rule with BYWEEKNO, which ical.js expands wrongly, and counts it', () => {
     const rule = 'RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO';
     const result = busyFromIcs(calendar('BEGIN:VEVENT', 'UID:wk', 'DTSTART:20260511T100000Z', 'DURATION:PT1H', rule, 'END:VEVENT'), opts);

@@ -97,24 +97,31 @@ function splitBlocks(text: string): Blocks {
   let current: string[] | null = null;
   let kind = '';
   let depth = 0;
+  const close = () => {
+    if (current && kind === 'VEVENT') out.vevents.push(current.join('\r\n'));
+    else if (current) out.vtimezones.push(current.join('\r\n'));
+    current = null;
+  };
   for (const line of text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)) {
     // Continuation lines of a folded property start with a space or tab: never BEGIN/END.
     const upper = line.trimEnd().toUpperCase();
+    // A block whose inner component is never closed (END:VALARM lost) ends at its own END, and a
+    // block never closed at all ends where the next block or the calendar's end begins: one lost
+    // line costs one event, not every event after it.
+    if (current && (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE' || upper === 'END:VCALENDAR')) close();
     if (current) {
       current.push(line);
-      if (upper.startsWith('BEGIN:')) depth++;
-      else if (upper.startsWith('END:') && --depth === 0) {
-        (kind === 'VEVENT' ? out.vevents : out.vtimezones).push(current.join('\r\n'));
-        current = null;
-      }
+      if (upper === `END:${kind}`) close();
+      else if (upper.startsWith('BEGIN:')) depth++;
+      else if (upper.startsWith('END:') && --depth === 0) close();
     } else if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') {
       current = [line];
       kind = upper.slice(6);
       depth = 1;
     } else if (upper === 'BEGIN:VCALENDAR') out.calendar = true;
   }
-  // A truncated event still counts (as unparseable); a truncated VTIMEZONE is just absent.
-  if (current && kind === 'VEVENT') out.vevents.push(current.join('\r\n'));
+  // A truncated event still counts (as unparseable); a truncated VTIMEZONE is just unreadable.
+  close();
   return out;
 }
 
