@@ -131,6 +131,22 @@ describe('busyFromIcs events', () => {
     assert.deepEqual(result.skips.map((k) => k.uid).sort(), ['no-end', 'no-end-alarm', 'truncated']);
   });
 
+  it('moves instances from before the window into it when a THISANDFUTURE override shifts them later', () => {
+    const result = busyFromIcs(
+      calendar(
+        'BEGIN:VEVENT', 'UID:t', 'DTSTART:20250106T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY', 'END:VEVENT',
+        'BEGIN:VEVENT', 'UID:t', 'RECURRENCE-ID;RANGE=THISANDFUTURE:20250602T100000Z', 'DTSTART:20250702T100000Z', 'DURATION:PT1H',
+        'END:VEVENT',
+      ),
+      { ...opts, windowEnd: new Date('2026-03-15T00:00:00Z') },
+    );
+    // Mondays from 2 June 2025 on moved 30 days later: 2 and 9 February 2026 land on 4 and 11 March.
+    assert.deepEqual(iso(result.blocks), [
+      '2026-03-04T10:00:00.000Z/2026-03-04T11:00:00.000Z',
+      '2026-03-11T10:00:00.000Z/2026-03-11T11:00:00.000Z',
+    ]);
+  });
+
   it('skips a rule with BYWEEKNO, which ical.js expands wrongly, and counts it', () => {
     const rule = 'RRULE:FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO';
     const result = busyFromIcs(calendar('BEGIN:VEVENT', 'UID:wk', 'DTSTART:20260511T100000Z', 'DURATION:PT1H', rule, 'END:VEVENT'), opts);

@@ -333,7 +333,8 @@ function expandWithin(master: ICAL.Component, overrides: ICAL.Component[], ctx: 
   const stopAt = ctx.windowEnd + earlier;
   // An instance starting this long before the window cannot reach into it (+ a day for DST and dates).
   const reach = span.endMs - span.startMs + earlier + DAY_MS;
-  const from = fastForward(master, span, reach, ctx);
+  // A THISANDFUTURE override can move instances from before the window into it: no fast-forward.
+  const from = ranged ? null : fastForward(master, span, reach, ctx);
   const iterator = event.iterator(from ?? undefined);
   let count = 0;
   // Fast-forwarding starts past DTSTART, an instance of the rule that ends before the window.
