@@ -5,7 +5,7 @@ import { transaction } from '../../db/pool.ts';
 import * as deliveries from '../../db/queries/webhook-deliveries.ts';
 import type { OpenedAttempt } from '../../db/queries/webhook-deliveries.ts';
 import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
-import { limit } from '../../jobs/limit.ts';
+import { limit } from '../../lib/limit.ts';
 import { addJob } from '../../jobs/queue.ts';
 import { webhookAttemptDuration, webhookAttempts } from '../../metrics.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';

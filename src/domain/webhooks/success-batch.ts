@@ -1,7 +1,7 @@
 import type { Db } from '../../db/pool.ts';
 import type { SuccessRecord } from '../../db/queries/webhook-deliveries.ts';
 import { recordSuccesses } from '../../db/queries/webhook-deliveries.ts';
-import { coalesce } from '../../jobs/coalesce.ts';
+import { coalesce } from '../../lib/coalesce.ts';
 
 /** At most this many records per statement. */
 const MAX_BATCH = 200;

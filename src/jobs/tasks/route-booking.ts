@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Task } from 'graphile-worker';
 import { routeBookings } from '../../domain/bookings/route.ts';
-import { coalesce } from '../coalesce.ts';
+import { coalesce } from '../../lib/coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 export interface RouteBookingPayload {

@@ -4,8 +4,8 @@ import type { Transporter } from 'nodemailer';
 import type { Attempt } from '../../db/queries/email-outbox.ts';
 import { findEmails, recordAttempts } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
+import { coalesce } from '../../lib/coalesce.ts';
 import { emails } from '../../metrics.ts';
-import { coalesce } from '../coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
 import type { EmailRow } from '../../db/schema.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { coalesce } from '../../src/jobs/coalesce.ts';
+import { coalesce } from '../../src/lib/coalesce.ts';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

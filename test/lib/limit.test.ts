@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { limit } from '../../src/jobs/limit.ts';
+import { limit } from '../../src/lib/limit.ts';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
