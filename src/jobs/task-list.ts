@@ -1,7 +1,7 @@
 import type { TaskList } from 'graphile-worker';
-import { ROUTE_JOB } from '../domain/bookings/create.ts';
-import { DISPATCH_TASK } from '../domain/events/record.ts';
 import type { WorkerDeps } from './deps.ts';
+import type { TaskName, TypedTask } from './registry.ts';
+import { TASKS, decodingTask } from './registry.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { dispatchEventTask } from './tasks/dispatch-event.ts';
 import { purgeIdempotency } from './tasks/purge-idempotency.ts';
@@ -11,16 +11,23 @@ import { sendEmail } from './tasks/send-email.ts';
 import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts';
 import { vacuumJobTableTask } from './tasks/vacuum-job-table.ts';
 
-/** Every job the worker runs, by name; a job added under a name not listed here never runs. */
+/** One task per registered name (src/db/jobs.ts): the compiler refuses a name missing here or not registered. */
+const TASK_FILES: { [T in TaskName]: (deps: WorkerDeps) => TypedTask<T> } = {
+  'route-booking': routeBookingTask,
+  'send-email': sendEmail,
+  'dispatch-event': dispatchEventTask,
+  'deliver-webhook': deliverWebhookTask,
+  'sweep-webhook-deliveries': sweepWebhookDeliveriesTask,
+  'purge-idempotency': purgeIdempotency,
+  'recover-dead-workers': recoverDeadWorkersTask,
+  'vacuum-job-table': vacuumJobTableTask,
+};
+
+/** Every job the worker runs, by name, each decoding its payload first; a job added under another name never runs. */
 export function buildTaskList(deps: WorkerDeps): TaskList {
-  return {
-    [DISPATCH_TASK]: dispatchEventTask(deps),
-    'deliver-webhook': deliverWebhookTask(deps),
-    'sweep-webhook-deliveries': sweepWebhookDeliveriesTask(deps),
-    'purge-idempotency': purgeIdempotency(deps),
-    'recover-dead-workers': recoverDeadWorkersTask(deps),
-    [ROUTE_JOB]: routeBookingTask(deps),
-    'send-email': sendEmail(deps),
-    'vacuum-job-table': vacuumJobTableTask(deps),
-  };
+  const list: TaskList = {};
+  for (const name of Object.keys(TASKS) as TaskName[]) {
+    list[name] = decodingTask(name, deps, (TASK_FILES[name] as (deps: WorkerDeps) => TypedTask<typeof name>)(deps));
+  }
+  return list;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addJob } from '../../src/jobs/queue.ts';
+import { enqueue } from '../../src/db/jobs.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 
@@ -29,7 +29,7 @@ describe('job queue: purge-idempotency', () => {
     const client = await t.db.pool.connect();
     try {
       await client.query('begin');
-      await addJob(client, 'purge-idempotency', {});
+      await enqueue(client, 'purge-idempotency', {});
       await client.query('commit');
     } finally {
       client.release();
@@ -43,7 +43,7 @@ describe('job queue: purge-idempotency', () => {
     const client = await t.db.pool.connect();
     try {
       await client.query('begin');
-      await addJob(client, 'purge-idempotency', { marker: 'rolled-back' });
+      await enqueue(client, 'purge-idempotency', { marker: 'rolled-back' });
       await client.query('rollback');
     } finally {
       client.release();

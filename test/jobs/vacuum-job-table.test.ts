@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { createPool, transaction } from '../../src/db/pool.ts';
 import { vacuumJobTable } from '../../src/db/queries/job-table.ts';
-import { addJob } from '../../src/jobs/queue.ts';
+import { enqueue } from '../../src/db/jobs.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 
@@ -41,7 +41,7 @@ it('is on the worker\'s crontab', async () => {
 
 it('vacuums and analyzes the job table when it runs, and completes', async () => {
   const before = await counts();
-  await transaction(t.db.pool, (tx) => addJob(tx, 'vacuum-job-table', {}));
+  await transaction(t.db.pool, (tx) => enqueue(tx, 'vacuum-job-table', {}));
   await until(counts, (c) => c.vacuums > before.vacuums && c.analyzes > before.analyzes, 'vacuumed and analyzed');
   await until(
     async () => (await t.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'vacuum-job-table'`)).rows[0].n as number,

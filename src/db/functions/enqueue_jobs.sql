@@ -1,6 +1,6 @@
 -- enqueue_jobs: adds a transaction's keyless jobs in one call to graphile-worker's add_jobs.
--- Caller: flushJobs in src/jobs/queue.ts (the jobs addJob collected in a transaction, added as
--- its last statement) and create_booking.
+-- Caller: flush in src/db/jobs.ts (the jobs `enqueue` collected in a transaction, added as its
+-- last statement) and create_booking.
 -- Rule: none of its own: it inserts the jobs it is given. Which jobs exist and what they carry
 -- is decided in TypeScript; `jobs` is a JSON array of graphile_worker.job_spec records
 -- ({identifier, payload, queue_name, run_at, max_attempts, priority}).

@@ -1,4 +1,6 @@
 import type { Attendee, BookingStatus } from '../../domain/vocabulary.ts';
+import type { JobSpec } from '../jobs.ts';
+import { jobSpecsJson } from '../jobs.ts';
 import type { Db, Tx } from '../pool.ts';
 import type { BookingRow, EventTypeRow, OrganizationRow } from '../schema.ts';
 import { exec, one, rows, rowsReplanned } from '../pool.ts';
@@ -6,8 +8,6 @@ import type { HoldArgs } from './booking-members.ts';
 import { blockedRange } from './booking-members.ts';
 import type { BookingForEmail } from './email-outbox.ts';
 import { withEmailContext } from './email-outbox.ts';
-import type { JobSpec } from './job-specs.ts';
-import { jobSpecsJson } from './job-specs.ts';
 import { hostsOfTypeSql } from './members.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { jobSpec } from '../../db/jobs.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { NewBooking } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
@@ -6,7 +7,7 @@ import type { Caller } from '../vocabulary.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { Conflict, ValidationError } from '../errors.ts';
-import { BROADCAST_EVENTS, DISPATCH_MAX_ATTEMPTS, DISPATCH_TASK, eventRow } from '../events/record.ts';
+import { BROADCAST_EVENTS, DISPATCH_MAX_ATTEMPTS, eventRow } from '../events/record.ts';
 import { candidatesOf, holdArgs, noLongerAvailable } from './hold.ts';
 import { newBookingId } from './ids.ts';
 import { isUniqueViolation, sqlState, withRetry } from './pg-errors.ts';
@@ -34,7 +35,6 @@ export interface CreateInput {
   external_id?: string;
 }
 
-export const ROUTE_JOB = 'route-booking';
 /**
  * graphile-worker runs lower numbers first. Routing has a latency promise (DRAFT → SCHEDULED
  * within a second, decisions.md §4), while changes also queue mail (10) and, when webhooks
@@ -112,8 +112,8 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         collective,
         event: { id: event.id, payload: event.payload },
         broadcast: [...BROADCAST_EVENTS],
-        jobs: [{ task: ROUTE_JOB, payload: { bookingId: id }, opts: { maxAttempts: 25, priority: ROUTE_PRIORITY } }],
-        jobsIfSubscribed: [{ task: DISPATCH_TASK, payload: { eventId: event.id }, opts: { maxAttempts: DISPATCH_MAX_ATTEMPTS } }],
+        jobs: [jobSpec('route-booking', { bookingId: id }, { maxAttempts: 25, priority: ROUTE_PRIORITY })],
+        jobsIfSubscribed: [jobSpec('dispatch-event', { eventId: event.id }, { maxAttempts: DISPATCH_MAX_ATTEMPTS })],
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);

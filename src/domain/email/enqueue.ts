@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
 import type { BookingForEmail, NewEmail } from '../../db/queries/email-outbox.ts';
 import * as outbox from '../../db/queries/email-outbox.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 import { renderIcs } from './ics.ts';
 import type { BookingEmailKind, EmailContext, Meeting, Person, PlannedEmail } from './plan.ts';
 import { planEmails } from './plan.ts';
@@ -187,7 +187,7 @@ export async function enqueueBookingEmails(tx: Tx, inputs: readonly EnqueueBooki
   // messages of that change (the transaction adds the jobs in one call at commit).
   for (const emails of perChange) {
     if (emails.length === 0) continue;
-    await addJob(tx, 'send-email', { emailIds: emails.map((e) => e.id) }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
+    await enqueue(tx, 'send-email', { emailIds: emails.map((e) => e.id) }, { maxAttempts: SEND_EMAIL_MAX_ATTEMPTS, priority: SEND_EMAIL_PRIORITY });
   }
 }
 

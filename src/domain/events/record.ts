@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/pool.ts';
 import { insertEvents } from '../../db/queries/booking-events.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 import type { BookingEventType } from '../vocabulary.ts';
 
 export type { BookingEventType };
@@ -32,8 +32,7 @@ export interface RecordEventInput {
   at: Date;
 }
 
-/** The job that fans an event out to its subscriptions (src/jobs/tasks/dispatch-event.ts). */
-export const DISPATCH_TASK = 'dispatch-event';
+/** Attempts of an event's fan-out job ('dispatch-event', src/jobs/tasks/dispatch-event.ts). */
 export const DISPATCH_MAX_ATTEMPTS = 25;
 
 /**
@@ -68,7 +67,7 @@ export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]):
   if (inputs.length === 0) return [];
   const events = inputs.map(eventRow);
   for (const w of await insertEvents(tx, events, [...BROADCAST_EVENTS])) {
-    if (w.subscribed) await addJob(tx, DISPATCH_TASK, { eventId: w.id }, { maxAttempts: DISPATCH_MAX_ATTEMPTS });
+    if (w.subscribed) await enqueue(tx, 'dispatch-event', { eventId: w.id }, { maxAttempts: DISPATCH_MAX_ATTEMPTS });
   }
   return events.map((e) => e.id);
 }

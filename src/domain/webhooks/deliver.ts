@@ -2,11 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
+import type { Payload } from '../../db/jobs.ts';
+import { enqueue } from '../../db/jobs.ts';
 import * as deliveries from '../../db/queries/webhook-deliveries.ts';
 import type { OpenedAttempt } from '../../db/queries/webhook-deliveries.ts';
 import { recordAttemptFailure } from '../../db/queries/webhooks.ts';
 import { limit } from '../../lib/limit.ts';
-import { addJob } from '../../jobs/queue.ts';
 import { webhookAttemptDuration, webhookAttempts } from '../../metrics.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
 import { deliveryJobKey, newDeliveryId } from './ids.ts';
@@ -27,11 +28,8 @@ export interface DeliverDeps {
   log: Logger;
 }
 
-export interface DeliverPayload {
-  messageId: string;
-  /** The schedule position (1-based) this job makes; a stale job (position passed) does nothing. */
-  position: number;
-}
+/** A 'deliver-webhook' job's payload: the message and the schedule position (1-based) it makes; a passed position does nothing. */
+export type DeliverPayload = Payload<'deliver-webhook'>;
 
 /**
  * The statements that open attempts (the fan-out's, a retry's) run at most 8 at a time per
@@ -81,7 +79,7 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
     await finish(next);
     if (next) {
       await deliveries.updateMessage(tx, message.id, 'pending', p.position + 1);
-      await addJob(tx, 'deliver-webhook', { messageId: message.id, position: p.position + 1 }, { jobKey: key, runAt: next, maxAttempts: 25 });
+      await enqueue(tx, 'deliver-webhook', { messageId: message.id, position: p.position + 1 }, { jobKey: key, runAt: next, maxAttempts: 25 });
     } else {
       await deliveries.updateMessage(tx, message.id, 'failed', p.position);
     }

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/pool.ts';
 import { fanOutAndOpen } from '../../db/queries/webhook-deliveries.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 import type { DeliverDeps } from './deliver.ts';
 import { openingSlot, sendOpenedAttempt } from './deliver.ts';
 import { BROADCAST_EVENTS } from './events.ts';
@@ -15,7 +15,7 @@ export function messageBody(event: { type: string; timestamp: string; data: unkn
 /** Queues the first attempt of each new message; its job key is the message's for its whole life. */
 export async function enqueueFirstAttempts(tx: Tx, messages: WebhookMessageRow[]): Promise<void> {
   for (const m of messages) {
-    await addJob(tx, 'deliver-webhook', { messageId: m.id, position: 1 }, { jobKey: deliveryJobKey(m.id), maxAttempts: 25 });
+    await enqueue(tx, 'deliver-webhook', { messageId: m.id, position: 1 }, { jobKey: deliveryJobKey(m.id), maxAttempts: 25 });
   }
 }
 

@@ -2,7 +2,7 @@ import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import { anyWebhooks, stuckMessages } from '../../db/queries/webhook-deliveries.ts';
 import type { Db } from '../../db/pool.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 import { ATTEMPT_TIMEOUT_MS } from './http-client.ts';
 import { deliveryJobKey } from './ids.ts';
 
@@ -13,7 +13,7 @@ export const SWEEPER_JOB_KEY = 'webhook-sweeper';
 
 /** Starts (or restarts) the sweeper's chain; called when a webhook is created. */
 export async function ensureSweeper(db: Db, now: Date): Promise<void> {
-  await addJob(db, 'sweep-webhook-deliveries', {}, { jobKey: SWEEPER_JOB_KEY, runAt: new Date(now.getTime() + SWEEP_EVERY_SECONDS * 1000), maxAttempts: 25 });
+  await enqueue(db, 'sweep-webhook-deliveries', {}, { jobKey: SWEEPER_JOB_KEY, runAt: new Date(now.getTime() + SWEEP_EVERY_SECONDS * 1000), maxAttempts: 25 });
 }
 
 /**
@@ -28,7 +28,7 @@ export async function sweepStuckDeliveries(db: Pool, now: Date): Promise<number>
   if (stuck.length > 0) {
     await transaction(db, async (tx) => {
       for (const m of stuck) {
-        await addJob(tx, 'deliver-webhook', { messageId: m.message_id, position: m.next_position }, { jobKey: deliveryJobKey(m.message_id), maxAttempts: 25 });
+        await enqueue(tx, 'deliver-webhook', { messageId: m.message_id, position: m.next_position }, { jobKey: deliveryJobKey(m.message_id), maxAttempts: 25 });
       }
     });
   }

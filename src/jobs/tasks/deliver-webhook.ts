@@ -1,10 +1,9 @@
-import type { Task } from 'graphile-worker';
-import type { DeliverPayload } from '../../domain/webhooks/deliver.ts';
 import { deliverMessage } from '../../domain/webhooks/deliver.ts';
 import type { DeliveryClient } from '../../domain/webhooks/http-client.ts';
 import { createDeliveryClient } from '../../domain/webhooks/http-client.ts';
 import { warnIfDevelopmentKey } from '../../domain/webhooks/secrets.ts';
 import type { WorkerDeps } from '../deps.ts';
+import type { TypedTask } from '../registry.ts';
 
 const clients = new WeakMap<WorkerDeps, DeliveryClient>();
 
@@ -22,9 +21,9 @@ export function deliveryClientOf(deps: WorkerDeps): DeliveryClient {
 }
 
 /** One attempt of one webhook message: retries, test events and attempts revived by the sweeper. */
-export function deliverWebhookTask(deps: WorkerDeps): Task {
+export function deliverWebhookTask(deps: WorkerDeps): TypedTask<'deliver-webhook'> {
   warnIfDevelopmentKey(deps.config, deps.log);
   return async (payload) => {
-    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, payload as DeliverPayload);
+    await deliverMessage({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, payload);
   };
 }

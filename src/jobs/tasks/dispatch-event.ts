@@ -1,20 +1,15 @@
-import type { Task } from 'graphile-worker';
 import { dispatchEvent } from '../../domain/webhooks/dispatch.ts';
 import type { WorkerDeps } from '../deps.ts';
+import type { TypedTask } from '../registry.ts';
 import { deliveryClientOf } from './deliver-webhook.ts';
 
-interface Payload {
-  eventId: string;
-}
-
 /**
- * Enqueued (recordEvents, create_booking) with the change that caused the event, when a
+ * Enqueued (recordEvents, createBooking) with the change that caused the event, when a
  * subscription wants it: fans it out to its
  * subscriptions and makes their first attempts (dispatch.ts says why here and not in jobs).
  */
-export function dispatchEventTask(deps: WorkerDeps): Task {
-  return async (payload) => {
-    const { eventId } = payload as Payload;
+export function dispatchEventTask(deps: WorkerDeps): TypedTask<'dispatch-event'> {
+  return async ({ eventId }) => {
     const sent = await dispatchEvent({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, eventId);
     if (sent > 0) deps.log.debug({ eventId, sent }, 'webhook first attempts made');
   };

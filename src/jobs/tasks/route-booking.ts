@@ -1,12 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Task } from 'graphile-worker';
 import { routeBookings } from '../../domain/bookings/route.ts';
 import { coalesce } from '../../lib/coalesce.ts';
 import type { WorkerDeps } from '../deps.ts';
-
-export interface RouteBookingPayload {
-  bookingId: string;
-}
+import type { TypedTask } from '../registry.ts';
 
 /**
  * A booking is 'busy' while a cancel or PATCH holds its row, which takes milliseconds. Routing
@@ -14,10 +10,6 @@ export interface RouteBookingPayload {
  * would come about 3 s later, past DRAFT → SCHEDULED's second.
  */
 const BUSY_RETRY_DELAYS_MS = [25, 50, 100, 200, 400];
-
-function isPayload(p: unknown): p is RouteBookingPayload {
-  return !!p && typeof p === 'object' && typeof (p as RouteBookingPayload).bookingId === 'string';
-}
 
 /**
  * Enqueued by POST /bookings in the create transaction: DRAFT → SCHEDULED or
@@ -28,13 +20,9 @@ function isPayload(p: unknown): p is RouteBookingPayload {
  * the waiting jobs capped each batch at 16 and DRAFT → SCHEDULED passed a second under load.
  * A throw (database down) makes graphile-worker retry each job with backoff.
  */
-export function routeBookingTask(deps: WorkerDeps): Task {
+export function routeBookingTask(deps: WorkerDeps): TypedTask<'route-booking'> {
   const route = coalesce((ids: string[]) => routeBookings(deps, ids));
   return async (payload) => {
-    if (!isPayload(payload)) {
-      deps.log.error({ payload }, 'route-booking: payload without bookingId, dropped');
-      return;
-    }
     for (const delay of BUSY_RETRY_DELAYS_MS) {
       if ((await route(payload.bookingId)) !== 'busy') return;
       await sleep(delay);

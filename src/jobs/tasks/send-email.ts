@@ -1,4 +1,4 @@
-import type { JobHelpers, Task } from 'graphile-worker';
+import type { JobHelpers } from 'graphile-worker';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { Attempt } from '../../db/queries/email-outbox.ts';
@@ -8,12 +8,7 @@ import { coalesce } from '../../lib/coalesce.ts';
 import { emails } from '../../metrics.ts';
 import type { WorkerDeps } from '../deps.ts';
 import type { EmailRow } from '../../db/schema.ts';
-
-/** The outbox rows of one booking change. (`emailId`: one row, as jobs queued by versions before one job per change carry.) */
-export interface SendEmailPayload {
-  emailIds?: string[];
-  emailId?: string;
-}
+import type { Payload, TypedTask } from '../registry.ts';
 
 // Short enough that a silent SMTP server cannot hold a worker slot for minutes (nodemailer's
 // defaults go up to 10 minutes); the job is retried later instead.
@@ -25,11 +20,9 @@ function describe(err: unknown): string {
   return text.slice(0, 1000);
 }
 
-function emailIdsOf(payload: unknown): string[] | undefined {
-  const p = payload as SendEmailPayload | null;
-  if (Array.isArray(p?.emailIds) && p.emailIds.every((id) => typeof id === 'string')) return p.emailIds;
-  if (typeof p?.emailId === 'string') return [p.emailId];
-  return undefined;
+/** The outbox rows of one booking change (`emailId`: the one row of a job queued by an earlier version). */
+function emailIdsOf(payload: Payload<'send-email'>): string[] {
+  return 'emailIds' in payload ? payload.emailIds : [payload.emailId];
 }
 
 /**
@@ -42,7 +35,7 @@ function emailIdsOf(payload: unknown): string[] | undefined {
  * jobs running at the same time (coalesce): under load one statement serves many changes,
  * while each job still sends its own messages.
  */
-export function sendEmail(deps: WorkerDeps): Task {
+export function sendEmail(deps: WorkerDeps): TypedTask<'send-email'> {
   let transport: Transporter | undefined;
   const load = coalesce(async (ids: string[]) => {
     const byId = new Map((await findEmails(deps.db, ids)).map((e) => [e.id, e]));
@@ -75,10 +68,6 @@ export function sendEmail(deps: WorkerDeps): Task {
 
   return async (payload, helpers) => {
     const emailIds = emailIdsOf(payload);
-    if (!emailIds) {
-      deps.log.error({ payload }, 'send-email: payload without emailIds, dropped');
-      return;
-    }
     const found: EmailRow[] = [];
     const unique = [...new Set(emailIds)];
     for (const [i, email] of (await Promise.all(unique.map(load))).entries()) {
