@@ -4974,10 +4974,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description {name?, email?, phone?, timezone?}: at least one, with the create's rules; a changed email sends a fresh confirmation there */
-                        attendee?: unknown;
-                    } & {
-                        [key: string]: unknown;
+                        /** @description the fields to change, at least one; the others keep their values */
+                        attendee: {
+                            /** @description not blank */
+                            name?: string;
+                            /** @description an email address, local@domain.tld; a changed email sends a fresh confirmation there */
+                            email?: string;
+                            phone?: string | null;
+                            timezone?: string | null;
+                        };
                     };
                 };
             };

@@ -19,6 +19,8 @@ interface AjvIssue {
   params: Record<string, unknown>;
   /** Set when the issue is about an object's key (JSON Schema `propertyNames`). */
   propertyName?: string;
+  /** The schema holding the keyword (src/http/plugins/validation.ts keeps it). */
+  parentSchema?: { 'x-error-messages'?: Record<string, string> };
 }
 
 /** Turns Ajv's JSON pointer into the field name a client sent, e.g. "attendee.email" or "custom_fields[0].type". */
@@ -33,6 +35,9 @@ const CONTEXT: Record<string, string> = { querystring: 'query parameter', params
 
 /** Ajv's wording for the keywords whose default message does not help a client. */
 function detailOf(first: AjvIssue, issues: AjvIssue[]): string {
+  // a schema's own wording for this keyword, e.g. PATCH /bookings/{id}'s "cannot be changed: ..."
+  const worded = first.parentSchema?.['x-error-messages']?.[first.keyword];
+  if (worded) return worded;
   if (first.keyword === 'required') return 'is required';
   if (first.keyword === 'type' && first.instancePath === '' && !first.params.missingProperty) return `must be a JSON ${first.params.type}`;
   if (first.keyword === 'additionalProperties') return 'is not allowed';

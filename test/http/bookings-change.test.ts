@@ -72,6 +72,41 @@ describe('PATCH /bookings/{id}', () => {
     });
   }
 
+  // The schema's shape (the OpenAPI document carries it) with the messages a client can act on.
+  const messages: [unknown, string, string][] = [
+    [{}, 'attendee', 'field "attendee" is required: nothing to update'],
+    [{ start_time: '2027-02-02T10:00:00Z' }, 'start_time', 'field "start_time" cannot be changed: PATCH updates attendee details only'],
+    [{ attendee: { name: 'X' }, status: 'CANCELLED' }, 'status', 'field "status" cannot be changed: PATCH updates attendee details only'],
+    [{ attendee: {} }, 'attendee', 'field "attendee" has no fields to update'],
+    [{ attendee: { name: 'X', company: 'Y' } }, 'attendee.company', 'field "attendee.company" cannot be changed: allowed are name, email, phone, timezone'],
+    [{ attendee: 'x' }, 'attendee', 'field "attendee" must be an object'],
+    [{ attendee: { name: 5 } }, 'attendee.name', 'field "attendee.name" must be string'],
+    [{ attendee: { email: 'nope' } }, 'attendee.email', 'field "attendee.email" must be an email address'],
+    [[], 'body', 'field "body" must be a JSON object with "attendee"'],
+    [null, 'body', 'field "body" must be a JSON object with "attendee"'],
+  ];
+  it('400 messages name the field and say what is allowed', async () => {
+    const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-08T15:00:00Z' });
+    for (const [body, field, message] of messages) {
+      const res = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, rawBody: JSON.stringify(body) });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual([res.body.error.field, res.body.error.message], [field, message], JSON.stringify(body));
+    }
+    const empty = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, rawBody: '', headers: { 'content-type': 'application/json' } });
+    assert.equal(empty.body.error.message, 'field "body" must be a JSON object with "attendee"', 'no body at all');
+  });
+
+  it('the OpenAPI document carries the PATCH body: attendee fields, at least one, nothing else', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    const body = doc.paths['/v1/bookings/{id}'].patch.requestBody.content['application/json'].schema;
+    assert.deepEqual(body.required, ['attendee']);
+    assert.equal(body.additionalProperties, false);
+    const attendee = body.properties.attendee;
+    assert.deepEqual(Object.keys(attendee.properties), ['name', 'email', 'phone', 'timezone']);
+    assert.equal(attendee.minProperties, 1);
+    assert.equal(attendee.additionalProperties, false);
+  });
+
   it('409 when another change holds the booking longer than the lock timeout (concurrent modification)', async () => {
     const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-09T10:00:00Z' });
     const other = new pg.Client({ connectionString: t.db.url });

@@ -19,6 +19,9 @@ export const LIMITS = {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** The attendee's fields, in the API's order. */
+export const ATTENDEE_FIELDS = ['name', 'email', 'phone', 'timezone'] as const;
+
 export interface AttendeeInput {
   name?: unknown;
   email?: unknown;

@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import type { Options } from 'ajv';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
@@ -9,14 +9,42 @@ import { parseDate, parseDateTime } from '../../lib/dates.ts';
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv;
 
 function compiler(coerceTypes: Options['coerceTypes']): Ajv {
-  // allErrors stays off: with it on, a crafted body can make validation very slow.
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, addUsedSchema: false, allErrors: false, strict: false });
+  // allErrors stays off: with it on, a crafted body can make validation very slow. verbose puts
+  // each error's schema beside it, for its `x-error-messages` (see clearErrors).
+  const ajv = new Ajv({
+    coerceTypes, useDefaults: true, removeAdditional: false, addUsedSchema: false, allErrors: false, strict: false, verbose: true,
+  });
   addFormats(ajv);
   // The one date parser of src/lib/dates.ts, so a schema refuses exactly what the domain refuses
   // (ajv-formats' own date-time takes a space for the T and a leap second).
   ajv.addFormat('date', { type: 'string', validate: (s: string) => parseDate(s) !== undefined });
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseDateTime(s) !== undefined });
   return ajv;
+}
+
+/**
+ * Ajv reports the first problem it meets, and it checks `required` before
+ * `additionalProperties`: `{"start_time": ...}` sent to PATCH /bookings/{id} would be told that
+ * `attendee` is missing, when its mistake is the field it sent. So a field the schema does not
+ * allow is reported before a missing one. The error keeps its schema (`parentSchema`, where
+ * `x-error-messages` words a keyword's message for that schema: src/http/errors.ts) but not the
+ * data, so that no body ends up in a log.
+ */
+function clearErrors(validate: ValidateFunction): ValidateFunction {
+  const check = ((data: unknown) => {
+    const valid = validate(data);
+    check.errors = valid ? null : (validate.errors ?? []).map(disallowedFirst).map(({ data: _d, schema: _s, ...issue }) => issue);
+    return valid;
+  }) as ValidateFunction;
+  return check;
+}
+
+function disallowedFirst(issue: ErrorObject): ErrorObject {
+  const schema = issue.parentSchema as { additionalProperties?: unknown; properties?: Record<string, unknown> } | undefined;
+  if (issue.keyword !== 'required' || schema?.additionalProperties !== false || !issue.data || typeof issue.data !== 'object') return issue;
+  const extra = Object.keys(issue.data).find((key) => !Object.hasOwn(schema.properties ?? {}, key));
+  if (extra === undefined) return issue;
+  return { ...issue, keyword: 'additionalProperties', params: { additionalProperty: extra }, message: 'must NOT have additional properties' };
 }
 
 /**
@@ -28,7 +56,7 @@ function compiler(coerceTypes: Options['coerceTypes']): Ajv {
 export function installValidation(app: FastifyInstance): void {
   const text = compiler('array');
   const json = compiler(false);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? json : text).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => clearErrors((httpPart === 'body' ? json : text).compile(schema)));
 }
 
 /**

@@ -9,7 +9,7 @@ import { bookingJson } from '../../domain/bookings/present.ts';
 import { getBooking, getBookingByExternalId, listBookings } from '../../domain/bookings/read.ts';
 import { rescheduleBooking } from '../../domain/bookings/reschedule.ts';
 import { updateBookingAttendee } from '../../domain/bookings/update-attendee.ts';
-import { LIMITS } from '../../domain/bookings/validate.ts';
+import { ATTENDEE_FIELDS, LIMITS } from '../../domain/bookings/validate.ts';
 import type { AppDeps } from '../deps.ts';
 import { BookingEnvelope, BookingList, BookingStatus } from '../schemas/booking.ts';
 import { PHONE_RULE } from '../../domain/phone.ts';
@@ -66,16 +66,42 @@ const ListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
 });
 
-// PATCH checks its own body (disallowed and unknown fields are 400, not ignored).
+// PATCH changes attendee details only. Unlike elsewhere, fields it does not name are refused
+// rather than ignored, so a client trying to move or re-status a booking through PATCH
+// (start_time, status, event_type_id, team_id, api_key_id, ...) learns it did nothing. The
+// rules beyond type and length are the domain's, as for the create (validateAttendeePatch);
+// x-error-messages words the 400s (src/http/errors.ts).
 const PatchBody = Type.Object(
   {
-    attendee: Type.Optional(Type.Unknown({
-      description: '{name?, email?, phone?, timezone?}: at least one, with the create\'s rules; a changed email sends a fresh confirmation there',
-    })),
+    attendee: Type.Object(
+      {
+        name: Type.Optional(Type.String({ maxLength: LIMITS.nameLength, description: 'not blank' })),
+        email: Type.Optional(Type.String({
+          maxLength: LIMITS.emailLength, description: 'an email address, local@domain.tld; a changed email sends a fresh confirmation there',
+        })),
+        phone: Type.Optional(Nullable(Type.String({ maxLength: 40, description: `${PHONE_RULE}; null or "" clears it` }))),
+        timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London; null or "" clears it' }))),
+      },
+      {
+        additionalProperties: false,
+        minProperties: 1,
+        description: 'the fields to change, at least one; the others keep their values',
+        'x-error-messages': {
+          additionalProperties: `cannot be changed: allowed are ${ATTENDEE_FIELDS.join(', ')}`,
+          minProperties: 'has no fields to update',
+          type: 'must be an object',
+        },
+      },
+    ),
   },
   {
-    additionalProperties: true,
+    additionalProperties: false,
     description: 'Only `attendee` may be changed: any other field (start_time, status, event_type_id, team_id, api_key_id, ...) is 400',
+    'x-error-messages': {
+      additionalProperties: 'cannot be changed: PATCH updates attendee details only',
+      required: 'is required: nothing to update',
+      type: 'must be a JSON object with "attendee"',
+    },
   },
 );
 const Reason = Type.Optional(Nullable(Type.String({ maxLength: LIMITS.reasonLength })));
@@ -132,7 +158,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         response: one('the updated booking', 400, 404, 409, 413, 422),
       },
     },
-    async (req) => envelope(await updateBookingAttendee(deps, caller(req.auth), req.params.id, req.body)),
+    async (req) => envelope(await updateBookingAttendee(deps, caller(req.auth), req.params.id, req.body.attendee)),
   );
 
   app.delete(
