@@ -36,7 +36,7 @@ export type DeliverPayload = Payload<'deliver-webhook'>;
  * process. Each one's foreign-key checks lock its webhook's row, and an organization's events
  * all go to the same few webhooks: with the worker's 64 slots opening attempts together, the
  * backends queued on that row's page (multixacts of KEY SHARE locks) and a 2-core machine
- * drained a backlog at 470-590 events/s; with 8 at a time, 780-860 (BENCHMARKS.md). The HTTP
+ * drained a backlog at 470-590 events/s; with 8 at a time, 780-860 (docs/webhooks.md, Performance). The HTTP
  * sends are not limited.
  */
 export const openingSlot = limit(8);
