@@ -20,7 +20,7 @@ const MALFORMED = '';
 /** Where the key may be: Authorization: Bearer, Service-Api-Key, or the legacy X-API-Key. */
 export function extractKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
-  // A non-Bearer Authorization (Basic, a bare key) is refused, not passed over (README choices).
+  // A non-Bearer Authorization (Basic, a bare key) is refused, not passed over (docs/decisions.md).
   if (typeof authorization === 'string' && authorization.trim()) {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     return bearer ? bearer[1] : MALFORMED;
