@@ -2,10 +2,55 @@
  * One class per HTTP outcome. Domain code throws these; src/http/errors.ts is the only place
  * that turns them (and every other error) into the spec's envelope.
  */
+/** Every `error.type` the service answers with (decisions §6); the OpenAPI document enumerates them. */
+export const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'conflict_error',
+  'precondition_error',
+  'rate_limit_error',
+  'api_error',
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+export type PreconditionCode =
+  | 'precondition_failed'
+  | 'cancellation_disabled'
+  | 'cancellation_cutoff_passed'
+  | 'terminal_state'
+  | 'idempotency_key_reused';
+
+/**
+ * Every `error.code` the service answers with: the spec's table and the 422 codes of decisions §6.
+ * A new error class must add its code here (the `code` field is typed by this list), so the
+ * OpenAPI document's enum cannot fall behind.
+ */
+export const ERROR_CODES = [
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'request_timeout',
+  'uri_too_long',
+  'headers_too_large',
+  'precondition_failed',
+  'cancellation_disabled',
+  'cancellation_cutoff_passed',
+  'terminal_state',
+  'idempotency_key_reused',
+  'rate_limit_exceeded',
+  'internal_error',
+] as const satisfies readonly string[];
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export abstract class DomainError extends Error {
   abstract readonly status: number;
-  abstract readonly type: string;
-  abstract readonly code: string;
+  abstract readonly type: ErrorType;
+  abstract readonly code: ErrorCode;
   /** Extra response headers, e.g. Retry-After. */
   headers: Record<string, string> = {};
 }
@@ -44,13 +89,6 @@ export class Conflict extends DomainError {
   readonly type = 'conflict_error';
   readonly code = 'conflict';
 }
-
-export type PreconditionCode =
-  | 'precondition_failed'
-  | 'cancellation_disabled'
-  | 'cancellation_cutoff_passed'
-  | 'terminal_state'
-  | 'idempotency_key_reused';
 
 export class PreconditionFailed extends DomainError {
   readonly status = 422;
