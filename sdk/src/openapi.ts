@@ -10,33 +10,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Liveness: the process is up
+         * @description No key needed. For a load balancer's or orchestrator's liveness probe.
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -52,49 +30,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Readiness: the database is reachable
+         * @description No key needed. For a readiness probe: 503 while the database cannot be reached.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -114,685 +54,13 @@ export interface paths {
          * List active event types, sorted by name
          * @description Scope `event-types:read`: secret keys, and publishable keys holding it (from an allowed origin).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_types: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                            eventTypes: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEventTypes"];
         put?: never;
         /**
          * Create an event type
          * @description Scope `event-types:write`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        name: string;
-                        /** @description minutes, 1..1440; length of the meeting */
-                        duration: number;
-                        workload: {
-                            prep: number;
-                            meeting: number;
-                            implementation: number;
-                            admin: number;
-                        };
-                        /** @description default: made from name */
-                        slug?: string;
-                        description?: string | null;
-                        /** @description minutes, 5..1440; default: duration */
-                        slot_interval?: number;
-                        /** @description minutes, 0..1440; default 0 */
-                        buffer_before?: number;
-                        /** @description minutes, 0..1440; default 0 */
-                        buffer_after?: number;
-                        /** @description minutes, 0..525600; default 0 */
-                        minimum_booking_notice?: number;
-                        scheduling_type?: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                        requires_confirmation?: boolean;
-                        is_active?: boolean;
-                        is_personal?: boolean;
-                        owner_id?: string | null;
-                        external_id?: string | null;
-                        host_ids?: string[] | null;
-                        /** @description in display order; replaces the list */
-                        custom_fields?: {
-                            key: string;
-                            label: string;
-                            type: "TEXT" | "TEXTAREA" | "NUMBER" | "BOOLEAN" | "SELECT" | "MULTISELECT" | "EMAIL" | "PHONE" | "DATE";
-                            /** @default false */
-                            required?: boolean;
-                            options?: string[] | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description a replay of the first answer (Idempotency-Key), with idempotent_replay: true */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                custom_fields: {
-                                    id: string;
-                                    key: string;
-                                    label: string;
-                                    type: string;
-                                    required: boolean;
-                                    options: string[];
-                                    order: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                custom_fields: {
-                                    id: string;
-                                    key: string;
-                                    label: string;
-                                    type: string;
-                                    required: boolean;
-                                    options: string[];
-                                    order: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createEventType"];
         delete?: never;
         options?: never;
         head?: never;
@@ -810,937 +78,21 @@ export interface paths {
          * Read an event type with its custom fields
          * @description Scope `event-types:read`: secret keys, and publishable keys holding it (from an allowed origin).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                custom_fields: {
-                                    id: string;
-                                    key: string;
-                                    label: string;
-                                    type: string;
-                                    required: boolean;
-                                    options: string[];
-                                    order: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getEventType"];
         put?: never;
         post?: never;
         /**
          * Soft-delete an event type (refused while it has active bookings)
          * @description Scope `event-types:write`: secret keys only.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type: {
-                                id: string;
-                                /** Format: date-time */
-                                deleted_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict: a request with this Idempotency-Key is still being processed */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteEventType"];
         options?: never;
         head?: never;
         /**
          * Update an event type; omitted fields keep their values
          * @description Scope `event-types:write`: secret keys only.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        team_id?: string;
-                        name?: string;
-                        /** @description minutes, 1..1440; length of the meeting */
-                        duration?: number;
-                        workload?: {
-                            prep: number;
-                            meeting: number;
-                            implementation: number;
-                            admin: number;
-                        };
-                        /** @description default: made from name */
-                        slug?: string;
-                        description?: string | null;
-                        /** @description minutes, 5..1440; default: duration */
-                        slot_interval?: number;
-                        /** @description minutes, 0..1440; default 0 */
-                        buffer_before?: number;
-                        /** @description minutes, 0..1440; default 0 */
-                        buffer_after?: number;
-                        /** @description minutes, 0..525600; default 0 */
-                        minimum_booking_notice?: number;
-                        scheduling_type?: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                        requires_confirmation?: boolean;
-                        is_active?: boolean;
-                        is_personal?: boolean;
-                        owner_id?: string | null;
-                        external_id?: string | null;
-                        host_ids?: string[] | null;
-                        /** @description in display order; replaces the list */
-                        custom_fields?: {
-                            key: string;
-                            label: string;
-                            type: "TEXT" | "TEXTAREA" | "NUMBER" | "BOOLEAN" | "SELECT" | "MULTISELECT" | "EMAIL" | "PHONE" | "DATE";
-                            /** @default false */
-                            required?: boolean;
-                            options?: string[] | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string | null;
-                                /** @description minutes */
-                                duration: number;
-                                /** @description minutes; defaults to duration */
-                                slot_interval: number;
-                                /** @description minutes */
-                                buffer_before: number;
-                                /** @description minutes */
-                                buffer_after: number;
-                                /** @description minutes */
-                                minimum_booking_notice: number;
-                                scheduling_type: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
-                                team_id: string;
-                                requires_confirmation: boolean;
-                                mode: string;
-                                is_active: boolean;
-                                is_personal: boolean;
-                                owner_id: string | null;
-                                external_id: string | null;
-                                workload: {
-                                    prep: number;
-                                    meeting: number;
-                                    implementation: number;
-                                    admin: number;
-                                };
-                                host_ids: string[] | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                custom_fields: {
-                                    id: string;
-                                    key: string;
-                                    label: string;
-                                    type: string;
-                                    required: boolean;
-                                    options: string[];
-                                    order: number;
-                                }[];
-                            };
-                            warning: string | null;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateEventType"];
         trace?: never;
     };
     "/v1/event-types/{id}/fields": {
@@ -1754,246 +106,7 @@ export interface paths {
          * The booking form: standard fields and custom fields with their validation rules
          * @description Scope `event-types:read`: secret keys, and publishable keys holding it (from an allowed origin).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            event_type_id: string;
-                            standard_fields: {
-                                key: string;
-                                label: string;
-                                type: string;
-                                required: boolean;
-                                options?: string[];
-                                order?: number;
-                                id?: string;
-                                /** @description the rule booking create enforces */
-                                validation: string;
-                                max_length?: number;
-                                pattern?: string;
-                                format?: string;
-                            }[];
-                            custom_fields: {
-                                key: string;
-                                label: string;
-                                type: string;
-                                required: boolean;
-                                options?: string[];
-                                order?: number;
-                                id?: string;
-                                /** @description the rule booking create enforces */
-                                validation: string;
-                                max_length?: number;
-                                pattern?: string;
-                                format?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getEventTypeFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2015,233 +128,7 @@ export interface paths {
          *
          *     Slots whose start falls on start_date..end_date (inclusive) in `timezone`; times are UTC. Booking create accepts exactly these starts. See docs/scheduling.md for the rules.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description alias eventTypeId */
-                    event_type_id: string;
-                    /** @description first local date, inclusive (alias startDate) */
-                    start_date: string;
-                    /** @description last local date, inclusive; at most 62 days in all (61 after start_date) (alias endDate) */
-                    end_date: string;
-                    /** @description IANA zone the dates are read in; default UTC */
-                    timezone?: string;
-                    /** @description restrict to one host: a member id (UUID; anything else is 400), alias assignedToId */
-                    assigned_to_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            slots: {
-                                /** Format: date-time */
-                                start: string;
-                                /** Format: date-time */
-                                end: string;
-                            }[];
-                            totalSlots: number;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAvailability"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2261,239 +148,7 @@ export interface paths {
          * Free and busy blocks of a user
          * @description No key needed; a key, if sent, must be valid and the user must be in its organization (else 404). Cached for 60 seconds; a booking change of the user drops the cached answers.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description ISO 8601 date-time with offset */
-                    start: string;
-                    /** @description at most 30 days after start */
-                    end: string;
-                    /** @description minutes, 15..120 (alias timeSlot) */
-                    time_slot?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description a member id (UUID); anything else is 400 */
-                    userId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            user_id: string;
-                            /** Format: date-time */
-                            start: string;
-                            /** Format: date-time */
-                            end: string;
-                            time_slot: number;
-                            slots: {
-                                /** Format: date-time */
-                                start: string;
-                                /** Format: date-time */
-                                end: string;
-                                status: "free" | "busy";
-                                reason?: "booking" | "out_of_office" | "outside_working_hours";
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getFreeBusy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2515,220 +170,7 @@ export interface paths {
          *
          *     Names, emails and avatars only for keys holding team:members:read.
          */
-        get: {
-            parameters: {
-                query?: {
-                    is_active?: boolean;
-                    team_id?: string;
-                    /** @description comma-separated; members holding every one */
-                    skills?: string;
-                    /** @description 1..100 */
-                    limit?: number;
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            members: {
-                                /** @enum {string} */
-                                object: "team_member";
-                                /** Format: uuid */
-                                id: string;
-                                /** @description only for keys with team:members:read */
-                                name?: string;
-                                /** @description only for keys with team:members:read */
-                                email?: string;
-                                avatar_url?: string | null;
-                                role: string;
-                                skills: string[];
-                                is_active: boolean;
-                                /** @description IANA zone of the member's working hours */
-                                timezone: string;
-                                team: {
-                                    id: string;
-                                    name: string;
-                                };
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                                has_more: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTeamMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2750,230 +192,7 @@ export interface paths {
          *
          *     Each active member's day in the member's own time zone; see docs/scheduling.md.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD, read in each member's own zone; default today (UTC) */
-                    date?: string;
-                    /** @description minutes */
-                    duration?: number;
-                    team_id?: string;
-                    /** @description comma-separated; members holding every one */
-                    skills?: string;
-                    /** @description 1..100 */
-                    limit?: number;
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            date: string;
-                            members: {
-                                /** @enum {string} */
-                                object: "team_member";
-                                /** Format: uuid */
-                                id: string;
-                                /** @description only for keys with team:members:read */
-                                name?: string;
-                                /** @description only for keys with team:members:read */
-                                email?: string;
-                                avatar_url?: string | null;
-                                role: string;
-                                skills: string[];
-                                is_active: boolean;
-                                /** @description IANA zone of the member's working hours */
-                                timezone: string;
-                                team: {
-                                    id: string;
-                                    name: string;
-                                };
-                                availability: {
-                                    is_available: boolean;
-                                    next_available_slot: string | null;
-                                    booked_slots: number;
-                                    max_bookings_per_day: number;
-                                };
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                                has_more: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAvailableTeamMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2993,238 +212,7 @@ export interface paths {
          * Read one team member
          * @description Scope `team:members:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description a member id (UUID); anything else is 400 */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            member: {
-                                /** @enum {string} */
-                                object: "team_member";
-                                /** Format: uuid */
-                                id: string;
-                                /** @description only for keys with team:members:read */
-                                name?: string;
-                                /** @description only for keys with team:members:read */
-                                email?: string;
-                                avatar_url?: string | null;
-                                role: string;
-                                skills: string[];
-                                is_active: boolean;
-                                /** @description IANA zone of the member's working hours */
-                                timezone: string;
-                                team: {
-                                    id: string;
-                                    name: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTeamMember"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3246,220 +234,7 @@ export interface paths {
          *
          *     Read-only metadata; no credentials or tokens are ever returned.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description a member id (UUID); anything else is 400 */
-                    userId?: string;
-                    teamId?: string;
-                    provider?: "GOOGLE" | "MICROSOFT" | "APPLE";
-                    syncStatus?: "PENDING" | "SYNCING" | "SUCCESS" | "ERROR" | "NEEDS_REAUTH";
-                    /** @description 1..100 */
-                    limit?: number;
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            calendars: {
-                                id: string;
-                                /** Format: uuid */
-                                userId: string;
-                                teamId: string;
-                                provider: "GOOGLE" | "MICROSOFT" | "APPLE";
-                                calendarId: string;
-                                calendarName: string | null;
-                                providerEmail: string | null;
-                                timezone: string | null;
-                                isPrimary: boolean;
-                                syncStatus: "PENDING" | "SYNCING" | "SUCCESS" | "ERROR" | "NEEDS_REAUTH";
-                                lastSyncAt: string | null;
-                                supportsWebhooks: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listCalendars"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3479,228 +254,7 @@ export interface paths {
          * A user's calendar integrations
          * @description Scope `calendars:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description a member id (UUID); anything else is 400 */
-                    userId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            userId: string;
-                            calendars: {
-                                id: string;
-                                provider: "GOOGLE" | "MICROSOFT" | "APPLE";
-                                calendarName: string | null;
-                                providerEmail: string | null;
-                                isPrimary: boolean;
-                                syncStatus: "PENDING" | "SYNCING" | "SUCCESS" | "ERROR" | "NEEDS_REAUTH";
-                                lastSyncAt: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listUserCalendars"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3720,628 +274,13 @@ export interface paths {
          * List bookings, newest first
          * @description Scope `bookings:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: {
-                    status?: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                    event_type_id?: string;
-                    assigned_to_id?: string;
-                    attendee_email?: string;
-                    /** @description bookings starting at or after this instant (date-time, or a date = its midnight UTC) */
-                    start_date?: string;
-                    /** @description bookings starting before this instant */
-                    end_date?: string;
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            bookings: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            }[];
-                            pagination: {
-                                next_cursor: string | null;
-                                has_more: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listBookings"];
         put?: never;
         /**
          * Create a booking (DRAFT; routing runs asynchronously)
          * @description Scope `bookings:create`: secret keys, and publishable keys holding it (from an allowed origin).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        event_type_id: string;
-                        /** Format: date-time */
-                        requested_time: string;
-                        attendee: {
-                            /** @description not blank */
-                            name: string;
-                            /** @description an email address, local@domain.tld */
-                            email: string;
-                            phone?: string | null;
-                            timezone?: string | null;
-                        };
-                        custom_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        metadata?: {
-                            [key: string]: unknown;
-                        } | null;
-                        assign_to?: string | null;
-                        external_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description idempotent replay */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4359,956 +298,21 @@ export interface paths {
          * Read a booking
          * @description Scope `bookings:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBooking"];
         put?: never;
         post?: never;
         /**
          * Cancel a booking
          * @description Scope `bookings:write`: secret keys only.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        reason?: string | null;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description the cancelled booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["cancelBooking"];
         options?: never;
         head?: never;
         /**
          * Update attendee details
          * @description Scope `bookings:write`: secret keys only.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only `attendee` may be changed: any other field (start_time, status, event_type_id, team_id, api_key_id, ...) is 400 */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the fields to change, at least one; the others keep their values */
-                        attendee: {
-                            /** @description not blank */
-                            name?: string;
-                            /** @description an email address, local@domain.tld; a changed email sends a fresh confirmation there */
-                            email?: string;
-                            phone?: string | null;
-                            timezone?: string | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description the updated booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateBooking"];
         trace?: never;
     };
     "/v1/bookings/external/{externalId}": {
@@ -5322,252 +326,7 @@ export interface paths {
          * Read a booking by its external_id
          * @description Scope `bookings:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    externalId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getBookingByExternalId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5589,352 +348,7 @@ export interface paths {
          * Move a booking to another slot (a new booking in RESCHEDULED; this one is CANCELLED)
          * @description Scope `bookings:write`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        start_time: string;
-                        reason?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description the new booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rescheduleBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5954,344 +368,7 @@ export interface paths {
          * Confirm a booking awaiting the host (also RESCHEDULED → SCHEDULED)
          * @description Scope `bookings:write`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["confirmBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6311,344 +388,7 @@ export interface paths {
          * Mark a booking completed
          * @description Scope `bookings:write`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["completeBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6668,344 +408,7 @@ export interface paths {
          * Mark the attendee as not shown
          * @description Scope `bookings:write`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the booking */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            booking: {
-                                id: string;
-                                status: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
-                                event_type_id: string;
-                                /** Format: date-time */
-                                start_time: string;
-                                /** Format: date-time */
-                                end_time: string;
-                                attendee: {
-                                    name: string;
-                                    email: string;
-                                    phone: string | null;
-                                    timezone: string | null;
-                                };
-                                custom_fields: {
-                                    [key: string]: unknown;
-                                };
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                external_id: string | null;
-                                assigned_to_id: string | null;
-                                host_ids: string[];
-                                cancellation_reason: string | null;
-                                cancelled_at: string | null;
-                                rescheduled_from: string | null;
-                                rescheduled_to: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                idempotent_replay?: boolean;
-                            };
-                            idempotent_replay?: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["markBookingNoShow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7023,540 +426,13 @@ export interface paths {
          * List the webhooks of this organization and mode
          * @description Scope `webhooks:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhooks: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                description: string | null;
-                                is_active: boolean;
-                                failure_reason: string | null;
-                                rotated_at: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription; the answer shows its signing secret once
          * @description Scope `webhooks:manage`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description https URL of a publicly reachable endpoint */
-                        url: string;
-                        events: string[];
-                        description?: null | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description a replay of the first answer (Idempotency-Key), with idempotent_replay: true */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhook: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                description: string | null;
-                                is_active: boolean;
-                                failure_reason: string | null;
-                                rotated_at: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                /** @description whsec_ + base64 of 32 random bytes; shown only here and on rotation */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhook: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                description: string | null;
-                                is_active: boolean;
-                                failure_reason: string | null;
-                                rotated_at: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                /** @description whsec_ + base64 of 32 random bytes; shown only here and on rotation */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict: a request with this Idempotency-Key is still being processed */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description precondition failed */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7574,786 +450,21 @@ export interface paths {
          * Read a webhook (never its secret)
          * @description Scope `webhooks:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhook: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                description: string | null;
-                                is_active: boolean;
-                                failure_reason: string | null;
-                                rotated_at: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook, its pending deliveries and its history
          * @description Scope `webhooks:manage`: secret keys only.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            id: string;
-                            /** @enum {boolean} */
-                            deleted: true;
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict: a request with this Idempotency-Key is still being processed */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update a webhook; {is_active: true} re-enables it
          * @description Scope `webhooks:manage`: secret keys only.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description at least one of url, events, description, is_active */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description https URL of a publicly reachable endpoint */
-                        url?: string;
-                        events?: string[];
-                        description?: null | string;
-                        /** @description true re-enables (the URL rules apply again, to the stored URL too) and clears failure_reason and the failure count */
-                        is_active?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhook: {
-                                id: string;
-                                url: string;
-                                events: string[];
-                                description: string | null;
-                                is_active: boolean;
-                                failure_reason: string | null;
-                                rotated_at: string | null;
-                                livemode: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{id}/test": {
@@ -8369,315 +480,7 @@ export interface paths {
          * Queue a BOOKING_CREATED test delivery with sample data (1 per minute per webhook)
          * @description Scope `webhooks:manage`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            test: {
-                                webhook_id: string;
-                                event: string;
-                                event_id: string;
-                                message_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict: a request with this Idempotency-Key is still being processed */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8697,315 +500,7 @@ export interface paths {
          * Replace the signing secret; the new one is shown once and signs every later attempt
          * @description Scope `webhooks:manage`: secret keys only.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description "true" on a replay of a stored answer */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            webhook: {
-                                id: string;
-                                secret: string;
-                                /** Format: date-time */
-                                rotated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description conflict: a request with this Idempotency-Key is still being processed */
-                409: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description payload_too_large */
-                413: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
-                422: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9023,245 +518,7 @@ export interface paths {
          * Delivery history: one record per attempt, newest first
          * @description Scope `webhooks:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number;
-                    success?: boolean;
-                    /** @description one of BOOKING_CREATED, BOOKING_UPDATED, BOOKING_CANCELLED, BOOKING_RESCHEDULED, BOOKING_COMPLETED, BOOKING_NO_SHOW, ASSIGNMENT_CHANGED */
-                    event_type?: "BOOKING_CREATED" | "BOOKING_UPDATED" | "BOOKING_CANCELLED" | "BOOKING_RESCHEDULED" | "BOOKING_COMPLETED" | "BOOKING_NO_SHOW" | "ASSIGNMENT_CHANGED";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            deliveries: {
-                                id: string;
-                                webhook_id: string;
-                                event: string;
-                                event_id: string;
-                                /** @description the webhook-id header: the same on every attempt of one event */
-                                message_id: string;
-                                attempt: number;
-                                status: "succeeded" | "failed" | "pending";
-                                response_status: number | null;
-                                duration_ms: number | null;
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                next_attempt_at: string | null;
-                            }[];
-                            pagination: {
-                                total: number;
-                                limit: number;
-                                offset: number;
-                                has_more: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9281,229 +538,7 @@ export interface paths {
          * Delivery statistics
          * @description Scope `webhooks:read`: secret keys only.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            stats: {
-                                webhook_id: string;
-                                total_attempts: number;
-                                succeeded: number;
-                                failed: number;
-                                pending: number;
-                                success_rate: number | null;
-                                last_success_at: string | null;
-                                last_failure_at: string | null;
-                                consecutive_failures: number;
-                                is_active: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error: a malformed parameter, body or header */
-                400: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description forbidden */
-                403: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description rate_limit_exceeded */
-                429: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        /** @description seconds to wait */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description internal_error (the body quotes the request id) */
-                500: {
-                    headers: {
-                        /** @description the request id: a valid one the client sent, else a new UUID */
-                        "X-Request-Id"?: string;
-                        /** @description Origin */
-                        Vary?: string;
-                        /** @description requests allowed per minute for this key */
-                        "X-RateLimit-Limit"?: number;
-                        /** @description requests left in the current minute */
-                        "X-RateLimit-Remaining"?: number;
-                        /** @description Unix time (seconds) when the window resets */
-                        "X-RateLimit-Reset"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            error: {
-                                type: string;
-                                code: string;
-                                message: string;
-                                field?: string;
-                                request_id?: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9513,14 +548,10082 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    BOOKING_CREATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_CREATED delivery
+         * @description Sent when a new booking is created. Sent to every active webhook subscribed to BOOKING_CREATED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    BOOKING_UPDATED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_UPDATED delivery
+         * @description Sent when attendee details are updated (sent to every active subscription of the organization and mode). Sent to every active webhook subscribed to BOOKING_UPDATED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    BOOKING_CANCELLED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_CANCELLED delivery
+         * @description Sent when a booking is cancelled. Sent to every active webhook subscribed to BOOKING_CANCELLED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    BOOKING_RESCHEDULED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_RESCHEDULED delivery
+         * @description Sent when a booking is moved to a new time (`data` is the new booking). Sent to every active webhook subscribed to BOOKING_RESCHEDULED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingRescheduledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    BOOKING_COMPLETED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_COMPLETED delivery
+         * @description Sent when a booking is marked completed. Sent to every active webhook subscribed to BOOKING_COMPLETED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    BOOKING_NO_SHOW: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BOOKING_NO_SHOW delivery
+         * @description Sent when a booking is marked no-show. Sent to every active webhook subscribed to BOOKING_NO_SHOW, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onBookingNoShowEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ASSIGNMENT_CHANGED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ASSIGNMENT_CHANGED delivery
+         * @description Sent when the assigned team member changes. Sent to every active webhook subscribed to ASSIGNMENT_CHANGED, signed with its secret (see Webhook signatures above).
+         */
+        post: operations["onAssignmentChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @description A booked meeting of an event type with one attendee.
+         * @example {
+         *       "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *       "status": "SCHEDULED",
+         *       "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *       "start_time": "2026-12-01T09:00:00.000Z",
+         *       "end_time": "2026-12-01T09:30:00.000Z",
+         *       "attendee": {
+         *         "name": "Ada Lovelace",
+         *         "email": "ada@example.com",
+         *         "phone": "+44 20 7946 0958",
+         *         "timezone": "Europe/London"
+         *       },
+         *       "custom_fields": {
+         *         "company": "Analytical Engines Ltd"
+         *       },
+         *       "metadata": {
+         *         "crm_lead_id": "L-1042"
+         *       },
+         *       "external_id": "crm-1042",
+         *       "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *       "host_ids": [
+         *         "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *       ],
+         *       "cancellation_reason": null,
+         *       "cancelled_at": null,
+         *       "rescheduled_from": null,
+         *       "rescheduled_to": null,
+         *       "livemode": false,
+         *       "created_at": "2026-11-20T14:03:12.000Z",
+         *       "updated_at": "2026-11-20T14:03:12.000Z"
+         *     }
+         */
+        Booking: {
+            id: string;
+            status: components["schemas"]["BookingStatus"];
+            event_type_id: string;
+            /** Format: date-time */
+            start_time: string;
+            /** Format: date-time */
+            end_time: string;
+            attendee: components["schemas"]["Attendee"];
+            /** @description answers to the event type's custom fields, by key */
+            custom_fields: {
+                [key: string]: unknown;
+            };
+            /** @description free-form, as sent on create */
+            metadata: {
+                [key: string]: unknown;
+            };
+            external_id: string | null;
+            assigned_to_id: string | null;
+            /** @description every host (COLLECTIVE: all of them; else the assigned member) */
+            host_ids: string[];
+            cancellation_reason: string | null;
+            cancelled_at: string | null;
+            rescheduled_from: string | null;
+            rescheduled_to: string | null;
+            /** @description false for bookings made with a test key */
+            livemode: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            idempotent_replay?: boolean;
+        };
+        /**
+         * @description DRAFT: created, routing in progress (transient); SCHEDULED: assigned and confirmed; PENDING_CONFIRMATION: waiting for the host; RESCHEDULED: active at a new time; COMPLETED, CANCELLED, NO_SHOW: terminal.
+         * @enum {string}
+         */
+        BookingStatus: "DRAFT" | "SCHEDULED" | "PENDING_CONFIRMATION" | "RESCHEDULED" | "CANCELLED" | "COMPLETED" | "NO_SHOW";
+        /**
+         * @description The person who booked.
+         * @example {
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com",
+         *       "phone": "+44 20 7946 0958",
+         *       "timezone": "Europe/London"
+         *     }
+         */
+        Attendee: {
+            name: string;
+            email: string;
+            phone: string | null;
+            timezone: string | null;
+        };
+        /**
+         * @description The person booking.
+         * @example {
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com",
+         *       "timezone": "Europe/London"
+         *     }
+         */
+        AttendeeInput: {
+            /** @description not blank */
+            name: string;
+            /** @description an email address, local@domain.tld */
+            email: string;
+            phone?: string | null;
+            timezone?: string | null;
+        };
+        /**
+         * @example {
+         *       "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *       "requested_time": "2026-12-01T09:00:00.000Z",
+         *       "attendee": {
+         *         "name": "Ada Lovelace",
+         *         "email": "ada@example.com",
+         *         "phone": "+44 20 7946 0958",
+         *         "timezone": "Europe/London"
+         *       },
+         *       "custom_fields": {
+         *         "company": "Analytical Engines Ltd"
+         *       },
+         *       "metadata": {
+         *         "crm_lead_id": "L-1042"
+         *       },
+         *       "external_id": "crm-1042"
+         *     }
+         */
+        CreateBookingRequest: {
+            event_type_id: string;
+            /**
+             * Format: date-time
+             * @description a slot start GET /v1/availability lists
+             */
+            requested_time: string;
+            attendee: components["schemas"]["AttendeeInput"];
+            custom_fields?: {
+                [key: string]: unknown;
+            } | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            assign_to?: string | null;
+            external_id?: string | null;
+        };
+        /**
+         * @description Only `attendee` may be changed: any other field (start_time, status, event_type_id, team_id, api_key_id, ...) is 400
+         * @example {
+         *       "attendee": {
+         *         "email": "ada.lovelace@example.org",
+         *         "phone": null
+         *       }
+         *     }
+         */
+        UpdateBookingRequest: {
+            /** @description the fields to change, at least one; the others keep their values */
+            attendee: {
+                /** @description not blank */
+                name?: string;
+                /** @description an email address, local@domain.tld; a changed email sends a fresh confirmation there */
+                email?: string;
+                phone?: string | null;
+                timezone?: string | null;
+            };
+        };
+        /**
+         * @example {
+         *       "start_time": "2026-12-02T10:00:00.000Z",
+         *       "reason": "Clash with another meeting"
+         *     }
+         */
+        RescheduleBookingRequest: {
+            /**
+             * Format: date-time
+             * @description a slot start GET /v1/availability lists
+             */
+            start_time: string;
+            reason?: string | null;
+        };
+        /**
+         * @description Optional; `reason` is kept as cancellation_reason.
+         * @example {
+         *       "reason": "The attendee asked to cancel"
+         *     }
+         */
+        CancelBookingRequest: {
+            reason?: string | null;
+        } | null;
+        /** @description One booking. */
+        BookingResponse: {
+            /** @enum {boolean} */
+            success: true;
+            booking: components["schemas"]["Booking"];
+            /** @description true on a replay of a stored answer (Idempotency-Key) */
+            idempotent_replay?: boolean;
+        };
+        /** @description A page of bookings, newest first. */
+        BookingList: {
+            /** @enum {boolean} */
+            success: true;
+            bookings: components["schemas"]["Booking"][];
+            pagination: components["schemas"]["CursorPagination"];
+        };
+        /**
+         * @description The rules of a bookable meeting.
+         * @example {
+         *       "id": "et_8d1e4b7a92c3f0a15e6d",
+         *       "name": "Product demo",
+         *       "slug": "product-demo",
+         *       "description": "A 30-minute walk through the product",
+         *       "duration": 30,
+         *       "slot_interval": 30,
+         *       "buffer_before": 0,
+         *       "buffer_after": 10,
+         *       "minimum_booking_notice": 120,
+         *       "scheduling_type": "ROUND_ROBIN",
+         *       "team_id": "team_sales",
+         *       "requires_confirmation": false,
+         *       "mode": "SIMPLE",
+         *       "is_active": true,
+         *       "is_personal": false,
+         *       "owner_id": null,
+         *       "external_id": null,
+         *       "workload": {
+         *         "prep": 10,
+         *         "meeting": 30,
+         *         "implementation": 0,
+         *         "admin": 5
+         *       },
+         *       "host_ids": null,
+         *       "created_at": "2026-11-02T08:00:00.000Z",
+         *       "updated_at": "2026-11-02T08:00:00.000Z"
+         *     }
+         */
+        EventType: {
+            id: string;
+            name: string;
+            slug: string;
+            description: string | null;
+            /** @description minutes */
+            duration: number;
+            /** @description minutes; defaults to duration */
+            slot_interval: number;
+            /** @description minutes */
+            buffer_before: number;
+            /** @description minutes */
+            buffer_after: number;
+            /** @description minutes */
+            minimum_booking_notice: number;
+            scheduling_type: components["schemas"]["SchedulingType"];
+            team_id: string;
+            requires_confirmation: boolean;
+            mode: string;
+            is_active: boolean;
+            is_personal: boolean;
+            owner_id: string | null;
+            external_id: string | null;
+            workload: components["schemas"]["Workload"];
+            host_ids: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description An event type with its custom fields.
+         * @example {
+         *       "id": "et_8d1e4b7a92c3f0a15e6d",
+         *       "name": "Product demo",
+         *       "slug": "product-demo",
+         *       "description": "A 30-minute walk through the product",
+         *       "duration": 30,
+         *       "slot_interval": 30,
+         *       "buffer_before": 0,
+         *       "buffer_after": 10,
+         *       "minimum_booking_notice": 120,
+         *       "scheduling_type": "ROUND_ROBIN",
+         *       "team_id": "team_sales",
+         *       "requires_confirmation": false,
+         *       "mode": "SIMPLE",
+         *       "is_active": true,
+         *       "is_personal": false,
+         *       "owner_id": null,
+         *       "external_id": null,
+         *       "workload": {
+         *         "prep": 10,
+         *         "meeting": 30,
+         *         "implementation": 0,
+         *         "admin": 5
+         *       },
+         *       "host_ids": null,
+         *       "created_at": "2026-11-02T08:00:00.000Z",
+         *       "updated_at": "2026-11-02T08:00:00.000Z",
+         *       "custom_fields": [
+         *         {
+         *           "id": "cf_3b9d0e6f1a2c4d5e7f80",
+         *           "key": "company",
+         *           "label": "Company",
+         *           "type": "TEXT",
+         *           "required": true,
+         *           "options": [],
+         *           "order": 0
+         *         }
+         *       ]
+         *     }
+         */
+        EventTypeDetail: {
+            id: string;
+            name: string;
+            slug: string;
+            description: string | null;
+            /** @description minutes */
+            duration: number;
+            /** @description minutes; defaults to duration */
+            slot_interval: number;
+            /** @description minutes */
+            buffer_before: number;
+            /** @description minutes */
+            buffer_after: number;
+            /** @description minutes */
+            minimum_booking_notice: number;
+            scheduling_type: components["schemas"]["SchedulingType"];
+            team_id: string;
+            requires_confirmation: boolean;
+            mode: string;
+            is_active: boolean;
+            is_personal: boolean;
+            owner_id: string | null;
+            external_id: string | null;
+            workload: components["schemas"]["Workload"];
+            host_ids: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description in display order */
+            custom_fields: components["schemas"]["CustomField"][];
+        };
+        /**
+         * @description SOLO: one member chosen by routing; ROUND_ROBIN: spread evenly over the hosts; COLLECTIVE: every host, all free at once.
+         * @enum {string}
+         */
+        SchedulingType: "SOLO" | "ROUND_ROBIN" | "COLLECTIVE";
+        /**
+         * @description Minutes of work one booking costs the host, by kind.
+         * @example {
+         *       "prep": 10,
+         *       "meeting": 30,
+         *       "implementation": 0,
+         *       "admin": 5
+         *     }
+         */
+        Workload: {
+            prep: number;
+            meeting: number;
+            implementation: number;
+            admin: number;
+        };
+        /**
+         * @example {
+         *       "prep": 10,
+         *       "meeting": 30,
+         *       "implementation": 0,
+         *       "admin": 5
+         *     }
+         */
+        WorkloadInput: {
+            prep: number;
+            meeting: number;
+            implementation: number;
+            admin: number;
+        };
+        /**
+         * @description A question of the booking form.
+         * @example {
+         *       "id": "cf_3b9d0e6f1a2c4d5e7f80",
+         *       "key": "company",
+         *       "label": "Company",
+         *       "type": "TEXT",
+         *       "required": true,
+         *       "options": [],
+         *       "order": 0
+         *     }
+         */
+        CustomField: {
+            id: string;
+            /** @description the key of the answer in a booking's custom_fields */
+            key: string;
+            label: string;
+            type: components["schemas"]["CustomFieldType"];
+            required: boolean;
+            /** @description the choices of a SELECT or MULTISELECT field */
+            options: string[];
+            /** @description display order, from 0 */
+            order: number;
+        };
+        /**
+         * @description SELECT and MULTISELECT take `options`; docs/scheduling.md has the rule of each type.
+         * @enum {string}
+         */
+        CustomFieldType: "TEXT" | "TEXTAREA" | "NUMBER" | "BOOLEAN" | "SELECT" | "MULTISELECT" | "EMAIL" | "PHONE" | "DATE";
+        /**
+         * @example {
+         *       "key": "plan",
+         *       "label": "Plan",
+         *       "type": "SELECT",
+         *       "required": true,
+         *       "options": [
+         *         "Starter",
+         *         "Business"
+         *       ]
+         *     }
+         */
+        CustomFieldInput: {
+            key: string;
+            label: string;
+            type: components["schemas"]["CustomFieldType"];
+            /** @default false */
+            required: boolean;
+            options?: string[] | null;
+        };
+        /**
+         * @example {
+         *       "team_id": "team_sales",
+         *       "name": "Product demo",
+         *       "duration": 30,
+         *       "workload": {
+         *         "prep": 10,
+         *         "meeting": 30,
+         *         "implementation": 0,
+         *         "admin": 5
+         *       },
+         *       "buffer_after": 10,
+         *       "minimum_booking_notice": 120,
+         *       "scheduling_type": "ROUND_ROBIN",
+         *       "custom_fields": [
+         *         {
+         *           "key": "company",
+         *           "label": "Company",
+         *           "type": "TEXT",
+         *           "required": true
+         *         }
+         *       ]
+         *     }
+         */
+        CreateEventTypeRequest: {
+            team_id: string;
+            name: string;
+            /** @description minutes, 1..1440; length of the meeting */
+            duration: number;
+            workload: components["schemas"]["WorkloadInput"];
+            /** @description default: made from name */
+            slug?: string;
+            description?: string | null;
+            /** @description minutes, 5..1440; default: duration */
+            slot_interval?: number;
+            /** @description minutes, 0..1440; default 0 */
+            buffer_before?: number;
+            /** @description minutes, 0..1440; default 0 */
+            buffer_after?: number;
+            /** @description minutes, 0..525600; default 0 */
+            minimum_booking_notice?: number;
+            scheduling_type?: components["schemas"]["SchedulingType"];
+            requires_confirmation?: boolean;
+            is_active?: boolean;
+            is_personal?: boolean;
+            owner_id?: string | null;
+            external_id?: string | null;
+            host_ids?: string[] | null;
+            /** @description in display order; replaces the list */
+            custom_fields?: components["schemas"]["CustomFieldInput"][];
+        };
+        /**
+         * @example {
+         *       "duration": 45,
+         *       "buffer_before": 5,
+         *       "requires_confirmation": true
+         *     }
+         */
+        UpdateEventTypeRequest: {
+            team_id?: string;
+            name?: string;
+            /** @description minutes, 1..1440; length of the meeting */
+            duration?: number;
+            workload?: components["schemas"]["WorkloadInput"];
+            /** @description default: made from name */
+            slug?: string;
+            description?: string | null;
+            /** @description minutes, 5..1440; default: duration */
+            slot_interval?: number;
+            /** @description minutes, 0..1440; default 0 */
+            buffer_before?: number;
+            /** @description minutes, 0..1440; default 0 */
+            buffer_after?: number;
+            /** @description minutes, 0..525600; default 0 */
+            minimum_booking_notice?: number;
+            scheduling_type?: components["schemas"]["SchedulingType"];
+            requires_confirmation?: boolean;
+            is_active?: boolean;
+            is_personal?: boolean;
+            owner_id?: string | null;
+            external_id?: string | null;
+            host_ids?: string[] | null;
+            /** @description in display order; replaces the list */
+            custom_fields?: components["schemas"]["CustomFieldInput"][];
+        };
+        /**
+         * @description One input of the booking form and the rule booking create enforces on it.
+         * @example {
+         *       "key": "attendee.email",
+         *       "label": "Email",
+         *       "type": "EMAIL",
+         *       "required": true,
+         *       "max_length": 254,
+         *       "format": "email",
+         *       "validation": "email address, at most 254 characters"
+         *     }
+         */
+        FieldRule: {
+            key: string;
+            label: string;
+            type: string;
+            required: boolean;
+            options?: string[];
+            order?: number;
+            id?: string;
+            /** @description the rule booking create enforces */
+            validation: string;
+            max_length?: number;
+            pattern?: string;
+            format?: string;
+        };
+        /**
+         * @description The booking form of an event type.
+         * @example {
+         *       "success": true,
+         *       "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *       "standard_fields": [
+         *         {
+         *           "key": "attendee.name",
+         *           "label": "Name",
+         *           "type": "TEXT",
+         *           "required": true,
+         *           "max_length": 200,
+         *           "validation": "non-blank string, at most 200 characters"
+         *         },
+         *         {
+         *           "key": "attendee.email",
+         *           "label": "Email",
+         *           "type": "EMAIL",
+         *           "required": true,
+         *           "max_length": 254,
+         *           "format": "email",
+         *           "validation": "email address, at most 254 characters"
+         *         }
+         *       ],
+         *       "custom_fields": [
+         *         {
+         *           "id": "cf_3b9d0e6f1a2c4d5e7f80",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "type": "SELECT",
+         *           "required": true,
+         *           "options": [
+         *             "Starter",
+         *             "Business"
+         *           ],
+         *           "order": 0,
+         *           "validation": "one of options"
+         *         }
+         *       ]
+         *     }
+         */
+        EventTypeFields: {
+            /** @enum {boolean} */
+            success: true;
+            event_type_id: string;
+            /** @description requested_time, attendee.*, assign_to, metadata */
+            standard_fields: components["schemas"]["FieldRule"][];
+            /** @description the event type's own questions, in display order */
+            custom_fields: components["schemas"]["FieldRule"][];
+        };
+        /**
+         * @description Bookable slots of an event type.
+         * @example {
+         *       "success": true,
+         *       "slots": [
+         *         {
+         *           "start": "2026-12-01T09:00:00.000Z",
+         *           "end": "2026-12-01T09:30:00.000Z"
+         *         },
+         *         {
+         *           "start": "2026-12-01T09:30:00.000Z",
+         *           "end": "2026-12-01T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "totalSlots": 2
+         *     }
+         */
+        Availability: {
+            /** @enum {boolean} */
+            success: true;
+            /** @description in time order; `start` is what booking create accepts */
+            slots: {
+                /** Format: date-time */
+                start: string;
+                /** Format: date-time */
+                end: string;
+            }[];
+            totalSlots: number;
+        };
+        /**
+         * @description A member of a team who can host bookings.
+         * @example {
+         *       "object": "team_member",
+         *       "id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *       "name": "Grace Hopper",
+         *       "email": "grace@acme.example",
+         *       "avatar_url": null,
+         *       "role": "MEMBER",
+         *       "skills": [
+         *         "enterprise",
+         *         "german"
+         *       ],
+         *       "is_active": true,
+         *       "timezone": "Europe/Berlin",
+         *       "team": {
+         *         "id": "team_sales",
+         *         "name": "Sales"
+         *       }
+         *     }
+         */
+        TeamMember: {
+            /** @enum {string} */
+            object: "team_member";
+            /** Format: uuid */
+            id: string;
+            /** @description only for keys with team:members:read */
+            name?: string;
+            /** @description only for keys with team:members:read */
+            email?: string;
+            avatar_url?: string | null;
+            role: string;
+            skills: string[];
+            is_active: boolean;
+            /** @description IANA zone of the member's working hours */
+            timezone: string;
+            team: {
+                id: string;
+                name: string;
+            };
+        };
+        /**
+         * @description A team member and their day.
+         * @example {
+         *       "object": "team_member",
+         *       "id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *       "name": "Grace Hopper",
+         *       "email": "grace@acme.example",
+         *       "avatar_url": null,
+         *       "role": "MEMBER",
+         *       "skills": [
+         *         "enterprise",
+         *         "german"
+         *       ],
+         *       "is_active": true,
+         *       "timezone": "Europe/Berlin",
+         *       "team": {
+         *         "id": "team_sales",
+         *         "name": "Sales"
+         *       },
+         *       "availability": {
+         *         "is_available": true,
+         *         "next_available_slot": null,
+         *         "booked_slots": 3,
+         *         "max_bookings_per_day": 8
+         *       }
+         *     }
+         */
+        AvailableMember: {
+            /** @enum {string} */
+            object: "team_member";
+            /** Format: uuid */
+            id: string;
+            /** @description only for keys with team:members:read */
+            name?: string;
+            /** @description only for keys with team:members:read */
+            email?: string;
+            avatar_url?: string | null;
+            role: string;
+            skills: string[];
+            is_active: boolean;
+            /** @description IANA zone of the member's working hours */
+            timezone: string;
+            team: {
+                id: string;
+                name: string;
+            };
+            availability: components["schemas"]["MemberAvailability"];
+        };
+        /**
+         * @example {
+         *       "is_available": true,
+         *       "next_available_slot": null,
+         *       "booked_slots": 3,
+         *       "max_bookings_per_day": 8
+         *     }
+         */
+        MemberAvailability: {
+            is_available: boolean;
+            next_available_slot: string | null;
+            /** @description active bookings starting on the date, in the member's zone */
+            booked_slots: number;
+            max_bookings_per_day: number;
+        };
+        /**
+         * @description A calendar integration (metadata only: never credentials or tokens).
+         * @example {
+         *       "id": "cal_grace_google",
+         *       "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *       "teamId": "team_sales",
+         *       "provider": "GOOGLE",
+         *       "calendarId": "grace@acme.example",
+         *       "calendarName": "Work",
+         *       "providerEmail": "grace@acme.example",
+         *       "timezone": "Europe/Berlin",
+         *       "isPrimary": true,
+         *       "syncStatus": "SUCCESS",
+         *       "lastSyncAt": "2026-11-25T07:00:00.000Z",
+         *       "supportsWebhooks": true,
+         *       "createdAt": "2026-10-01T12:00:00.000Z",
+         *       "updatedAt": "2026-11-25T07:00:00.000Z"
+         *     }
+         */
+        Calendar: {
+            id: string;
+            /** Format: uuid */
+            userId: string;
+            teamId: string;
+            provider: components["schemas"]["CalendarProvider"];
+            calendarId: string;
+            calendarName: string | null;
+            providerEmail: string | null;
+            timezone: string | null;
+            isPrimary: boolean;
+            syncStatus: components["schemas"]["CalendarSyncStatus"];
+            lastSyncAt: string | null;
+            supportsWebhooks: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A calendar integration as listed for one user.
+         * @example {
+         *       "id": "cal_grace_google",
+         *       "provider": "GOOGLE",
+         *       "calendarName": "Work",
+         *       "providerEmail": "grace@acme.example",
+         *       "isPrimary": true,
+         *       "syncStatus": "SUCCESS",
+         *       "lastSyncAt": "2026-11-25T07:00:00.000Z"
+         *     }
+         */
+        UserCalendar: {
+            id: string;
+            provider: components["schemas"]["CalendarProvider"];
+            calendarName: string | null;
+            providerEmail: string | null;
+            isPrimary: boolean;
+            syncStatus: components["schemas"]["CalendarSyncStatus"];
+            lastSyncAt: string | null;
+        };
+        /** @enum {string} */
+        CalendarProvider: "GOOGLE" | "MICROSOFT" | "APPLE";
+        /**
+         * @description PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync's outcome; NEEDS_REAUTH: the user must reconnect.
+         * @enum {string}
+         */
+        CalendarSyncStatus: "PENDING" | "SYNCING" | "SUCCESS" | "ERROR" | "NEEDS_REAUTH";
+        /**
+         * @description A subscription: where to send which events.
+         * @example {
+         *       "id": "wh_2b7e151628aed2a6abf71588",
+         *       "url": "https://hooks.example.com/booking-events",
+         *       "events": [
+         *         "BOOKING_CREATED",
+         *         "BOOKING_CANCELLED",
+         *         "BOOKING_RESCHEDULED"
+         *       ],
+         *       "description": "CRM sync",
+         *       "is_active": true,
+         *       "failure_reason": null,
+         *       "rotated_at": null,
+         *       "livemode": false,
+         *       "created_at": "2026-11-20T10:00:00.000Z",
+         *       "updated_at": "2026-11-20T10:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            id: string;
+            url: string;
+            /** @description BOOKING_UPDATED is sent whether listed or not */
+            events: components["schemas"]["WebhookEventName"][];
+            description: string | null;
+            is_active: boolean;
+            failure_reason: string | null;
+            rotated_at: string | null;
+            livemode: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description A new subscription, with its signing secret (shown once).
+         * @example {
+         *       "id": "wh_2b7e151628aed2a6abf71588",
+         *       "url": "https://hooks.example.com/booking-events",
+         *       "events": [
+         *         "BOOKING_CREATED",
+         *         "BOOKING_CANCELLED",
+         *         "BOOKING_RESCHEDULED"
+         *       ],
+         *       "description": "CRM sync",
+         *       "is_active": true,
+         *       "failure_reason": null,
+         *       "rotated_at": null,
+         *       "livemode": false,
+         *       "created_at": "2026-11-20T10:00:00.000Z",
+         *       "updated_at": "2026-11-20T10:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Lhb0E0v6kA="
+         *     }
+         */
+        WebhookWithSecret: {
+            id: string;
+            url: string;
+            /** @description BOOKING_UPDATED is sent whether listed or not */
+            events: components["schemas"]["WebhookEventName"][];
+            description: string | null;
+            is_active: boolean;
+            failure_reason: string | null;
+            rotated_at: string | null;
+            livemode: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description whsec_ + base64 of 32 random bytes; shown only here and on rotation */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/booking-events",
+         *       "events": [
+         *         "BOOKING_CREATED",
+         *         "BOOKING_CANCELLED",
+         *         "BOOKING_RESCHEDULED"
+         *       ],
+         *       "description": "CRM sync"
+         *     }
+         */
+        CreateWebhookRequest: {
+            /** @description https URL of a publicly reachable endpoint */
+            url: string;
+            events: components["schemas"]["WebhookEventName"][];
+            description?: null | string;
+        };
+        /**
+         * @description at least one of url, events, description, is_active
+         * @example {
+         *       "is_active": true
+         *     }
+         */
+        UpdateWebhookRequest: {
+            /** @description https URL of a publicly reachable endpoint */
+            url?: string;
+            events?: components["schemas"]["WebhookEventName"][];
+            description?: null | string;
+            /** @description true re-enables (the URL rules apply again, to the stored URL too) and clears failure_reason and the failure count */
+            is_active?: boolean;
+        };
+        /**
+         * @description `BOOKING_CREATED`: a new booking is created; `BOOKING_UPDATED`: attendee details are updated (sent to every active subscription of the organization and mode); `BOOKING_CANCELLED`: a booking is cancelled; `BOOKING_RESCHEDULED`: a booking is moved to a new time (`data` is the new booking); `BOOKING_COMPLETED`: a booking is marked completed; `BOOKING_NO_SHOW`: a booking is marked no-show; `ASSIGNMENT_CHANGED`: the assigned team member changes
+         * @enum {string}
+         */
+        WebhookEventName: "BOOKING_CREATED" | "BOOKING_UPDATED" | "BOOKING_CANCELLED" | "BOOKING_RESCHEDULED" | "BOOKING_COMPLETED" | "BOOKING_NO_SHOW" | "ASSIGNMENT_CHANGED";
+        /**
+         * @description One delivery attempt of one event to one webhook.
+         * @example {
+         *       "id": "whd_9c4f3e2d1b0a8f7e6d5c4b3a",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "event": "BOOKING_CREATED",
+         *       "event_id": "evt_0a1b2c3d4e5f60718293a4b5",
+         *       "message_id": "msg_5e6f708192a3b4c5d6e7f809",
+         *       "attempt": 1,
+         *       "status": "succeeded",
+         *       "response_status": 200,
+         *       "duration_ms": 84,
+         *       "error": null,
+         *       "created_at": "2026-11-20T14:03:13.000Z",
+         *       "next_attempt_at": null
+         *     }
+         */
+        WebhookDelivery: {
+            id: string;
+            webhook_id: string;
+            event: components["schemas"]["WebhookEventName"];
+            event_id: string;
+            /** @description the webhook-id header: the same on every attempt of one event */
+            message_id: string;
+            attempt: number;
+            status: "succeeded" | "failed" | "pending";
+            response_status: number | null;
+            duration_ms: number | null;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            next_attempt_at: string | null;
+        };
+        /** @description A page of delivery attempts, newest first. */
+        WebhookDeliveryList: {
+            /** @enum {boolean} */
+            success: true;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["OffsetPagination"];
+        };
+        /**
+         * @example {
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "total_attempts": 120,
+         *       "succeeded": 118,
+         *       "failed": 2,
+         *       "pending": 0,
+         *       "success_rate": 0.9833,
+         *       "last_success_at": "2026-11-25T06:59:00.000Z",
+         *       "last_failure_at": "2026-11-24T22:10:00.000Z",
+         *       "consecutive_failures": 0,
+         *       "is_active": true
+         *     }
+         */
+        WebhookStats: {
+            webhook_id: string;
+            total_attempts: number;
+            succeeded: number;
+            failed: number;
+            pending: number;
+            success_rate: number | null;
+            last_success_at: string | null;
+            last_failure_at: string | null;
+            /** @description failed attempts in a row; 10 disable the webhook */
+            consecutive_failures: number;
+            is_active: boolean;
+        };
+        /**
+         * @description Sent when a new booking is created.
+         * @example {
+         *       "event": "BOOKING_CREATED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "DRAFT",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": null,
+         *         "host_ids": [],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingCreatedEvent: {
+            /** @enum {string} */
+            event: "BOOKING_CREATED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when attendee details are updated (sent to every active subscription of the organization and mode).
+         * @example {
+         *       "event": "BOOKING_UPDATED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingUpdatedEvent: {
+            /** @enum {string} */
+            event: "BOOKING_UPDATED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when a booking is cancelled.
+         * @example {
+         *       "event": "BOOKING_CANCELLED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingCancelledEvent: {
+            /** @enum {string} */
+            event: "BOOKING_CANCELLED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when a booking is moved to a new time (`data` is the new booking).
+         * @example {
+         *       "event": "BOOKING_RESCHEDULED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingRescheduledEvent: {
+            /** @enum {string} */
+            event: "BOOKING_RESCHEDULED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when a booking is marked completed.
+         * @example {
+         *       "event": "BOOKING_COMPLETED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingCompletedEvent: {
+            /** @enum {string} */
+            event: "BOOKING_COMPLETED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when a booking is marked no-show.
+         * @example {
+         *       "event": "BOOKING_NO_SHOW",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        BookingNoShowEvent: {
+            /** @enum {string} */
+            event: "BOOKING_NO_SHOW";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Sent when the assigned team member changes.
+         * @example {
+         *       "event": "ASSIGNMENT_CHANGED",
+         *       "timestamp": "2026-11-20T14:03:12.000Z",
+         *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+         *       "data": {
+         *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+         *         "status": "SCHEDULED",
+         *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+         *         "start_time": "2026-12-01T09:00:00.000Z",
+         *         "end_time": "2026-12-01T09:30:00.000Z",
+         *         "attendee": {
+         *           "name": "Ada Lovelace",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "timezone": "Europe/London"
+         *         },
+         *         "custom_fields": {
+         *           "company": "Analytical Engines Ltd"
+         *         },
+         *         "metadata": {
+         *           "crm_lead_id": "L-1042"
+         *         },
+         *         "external_id": "crm-1042",
+         *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+         *         "host_ids": [
+         *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+         *         ],
+         *         "cancellation_reason": null,
+         *         "cancelled_at": null,
+         *         "rescheduled_from": null,
+         *         "rescheduled_to": null,
+         *         "livemode": false,
+         *         "created_at": "2026-11-20T14:03:12.000Z",
+         *         "updated_at": "2026-11-20T14:03:12.000Z"
+         *       }
+         *     }
+         */
+        AssignmentChangedEvent: {
+            /** @enum {string} */
+            event: "ASSIGNMENT_CHANGED";
+            /**
+             * Format: date-time
+             * @description when the change happened
+             */
+            timestamp: string;
+            /** @description the subscription this delivery is for */
+            webhook_id: string;
+            /**
+             * @description present on POST /v1/webhooks/{id}/test deliveries (sample data)
+             * @enum {boolean}
+             */
+            test?: true;
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description Every error answer: `success: false` and an `error` object.
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "type": "invalid_request_error",
+         *         "code": "validation_error",
+         *         "message": "field \"attendee.email\" must be an email address",
+         *         "field": "attendee.email"
+         *       }
+         *     }
+         */
+        Error: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                type: components["schemas"]["ErrorType"];
+                code: components["schemas"]["ErrorCode"];
+                /** @description for people: names the offending field of a validation error */
+                message: string;
+                /** @description the offending field, parameter or header of a `validation_error` */
+                field?: string;
+                /** @description on `internal_error`: the request id to quote when reporting it */
+                request_id?: string;
+            };
+        };
+        /**
+         * @description The class of error, one per HTTP status (400 and 413 share `invalid_request_error`).
+         * @enum {string}
+         */
+        ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "precondition_error" | "rate_limit_error" | "api_error";
+        /**
+         * @description What went wrong, for programs to branch on: `validation_error` (400), `unauthorized` (401), `forbidden` (403), `not_found` (404), `conflict` (409), `payload_too_large` (413), `request_timeout` (408), `uri_too_long` (414), `headers_too_large` (431), `precondition_failed`, `cancellation_disabled`, `cancellation_cutoff_passed`, `terminal_state`, `idempotency_key_reused` (422), `rate_limit_exceeded` (429), `internal_error` (500).
+         * @enum {string}
+         */
+        ErrorCode: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "precondition_failed" | "cancellation_disabled" | "cancellation_cutoff_passed" | "terminal_state" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error";
+        /**
+         * @description Cursor pages (bookings).
+         * @example {
+         *       "next_cursor": "eyJ0IjoiMjAyNi0xMi0wMVQwOTowMDowMFoifQ",
+         *       "has_more": true
+         *     }
+         */
+        CursorPagination: {
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        /**
+         * @description Offset pages (team members, deliveries).
+         * @example {
+         *       "total": 12,
+         *       "limit": 50,
+         *       "offset": 0,
+         *       "has_more": false
+         *     }
+         */
+        OffsetPagination: {
+            /** @description matching objects in all */
+            total: number;
+            limit: number;
+            offset: number;
+            has_more: boolean;
+        };
+        /**
+         * @description Offset pages of calendars, in camelCase like the calendar resource.
+         * @example {
+         *       "total": 3,
+         *       "limit": 50,
+         *       "offset": 0,
+         *       "hasMore": false
+         *     }
+         */
+        CalendarPagination: {
+            total: number;
+            limit: number;
+            offset: number;
+            hasMore: boolean;
+        };
+        /**
+         * @description A probe's answer.
+         * @example {
+         *       "success": true,
+         *       "status": "ok"
+         *     }
+         */
+        Health: {
+            success: boolean;
+            /** @description `ok`, `ready`, or what is wrong */
+            status: string;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the request id: a valid one the client sent, else a new UUID */
+        "X-Request-Id": string;
+        /** @description Origin */
+        Vary: string;
+        /** @description requests allowed per minute for this key */
+        "X-RateLimit-Limit": number;
+        /** @description requests left in the current minute */
+        "X-RateLimit-Remaining": number;
+        /** @description Unix time (seconds) when the window resets */
+        "X-RateLimit-Reset": number;
+        /** @description seconds to wait */
+        "Retry-After": number;
+        /** @description "true" on a replay of a stored answer */
+        "Idempotent-Replayed": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the process is up */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready to serve */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description the database is unreachable (`success: false`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every active event type */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_types": [
+                     *         {
+                     *           "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *           "name": "Product demo",
+                     *           "slug": "product-demo",
+                     *           "description": "A 30-minute walk through the product",
+                     *           "duration": 30,
+                     *           "slot_interval": 30,
+                     *           "buffer_before": 0,
+                     *           "buffer_after": 10,
+                     *           "minimum_booking_notice": 120,
+                     *           "scheduling_type": "ROUND_ROBIN",
+                     *           "team_id": "team_sales",
+                     *           "requires_confirmation": false,
+                     *           "mode": "SIMPLE",
+                     *           "is_active": true,
+                     *           "is_personal": false,
+                     *           "owner_id": null,
+                     *           "external_id": null,
+                     *           "workload": {
+                     *             "prep": 10,
+                     *             "meeting": 30,
+                     *             "implementation": 0,
+                     *             "admin": 5
+                     *           },
+                     *           "host_ids": null,
+                     *           "created_at": "2026-11-02T08:00:00.000Z",
+                     *           "updated_at": "2026-11-02T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eventTypes": [
+                     *         {
+                     *           "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *           "name": "Product demo",
+                     *           "slug": "product-demo",
+                     *           "description": "A 30-minute walk through the product",
+                     *           "duration": 30,
+                     *           "slot_interval": 30,
+                     *           "buffer_before": 0,
+                     *           "buffer_after": 10,
+                     *           "minimum_booking_notice": 120,
+                     *           "scheduling_type": "ROUND_ROBIN",
+                     *           "team_id": "team_sales",
+                     *           "requires_confirmation": false,
+                     *           "mode": "SIMPLE",
+                     *           "is_active": true,
+                     *           "is_personal": false,
+                     *           "owner_id": null,
+                     *           "external_id": null,
+                     *           "workload": {
+                     *             "prep": 10,
+                     *             "meeting": 30,
+                     *             "implementation": 0,
+                     *             "admin": 5
+                     *           },
+                     *           "host_ids": null,
+                     *           "created_at": "2026-11-02T08:00:00.000Z",
+                     *           "updated_at": "2026-11-02T08:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_types: components["schemas"]["EventType"][];
+                        /** @description the same list (camelCase alias) */
+                        eventTypes: components["schemas"]["EventType"][];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEventType: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "team_id": "team_sales",
+                 *       "name": "Product demo",
+                 *       "duration": 30,
+                 *       "workload": {
+                 *         "prep": 10,
+                 *         "meeting": 30,
+                 *         "implementation": 0,
+                 *         "admin": 5
+                 *       },
+                 *       "buffer_after": 10,
+                 *       "minimum_booking_notice": 120,
+                 *       "scheduling_type": "ROUND_ROBIN",
+                 *       "custom_fields": [
+                 *         {
+                 *           "key": "company",
+                 *           "label": "Company",
+                 *           "type": "TEXT",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEventTypeRequest"];
+            };
+        };
+        responses: {
+            /** @description a replay of the first answer (Idempotency-Key), with idempotent_replay: true */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type": {
+                     *         "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "name": "Product demo",
+                     *         "slug": "product-demo",
+                     *         "description": "A 30-minute walk through the product",
+                     *         "duration": 30,
+                     *         "slot_interval": 30,
+                     *         "buffer_before": 0,
+                     *         "buffer_after": 10,
+                     *         "minimum_booking_notice": 120,
+                     *         "scheduling_type": "ROUND_ROBIN",
+                     *         "team_id": "team_sales",
+                     *         "requires_confirmation": false,
+                     *         "mode": "SIMPLE",
+                     *         "is_active": true,
+                     *         "is_personal": false,
+                     *         "owner_id": null,
+                     *         "external_id": null,
+                     *         "workload": {
+                     *           "prep": 10,
+                     *           "meeting": 30,
+                     *           "implementation": 0,
+                     *           "admin": 5
+                     *         },
+                     *         "host_ids": null,
+                     *         "created_at": "2026-11-02T08:00:00.000Z",
+                     *         "updated_at": "2026-11-02T08:00:00.000Z",
+                     *         "custom_fields": [
+                     *           {
+                     *             "id": "cf_3b9d0e6f1a2c4d5e7f80",
+                     *             "key": "company",
+                     *             "label": "Company",
+                     *             "type": "TEXT",
+                     *             "required": true,
+                     *             "options": [],
+                     *             "order": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_type: components["schemas"]["EventTypeDetail"];
+                    };
+                };
+            };
+            /** @description the new event type */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type": {
+                     *         "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "name": "Product demo",
+                     *         "slug": "product-demo",
+                     *         "description": "A 30-minute walk through the product",
+                     *         "duration": 30,
+                     *         "slot_interval": 30,
+                     *         "buffer_before": 0,
+                     *         "buffer_after": 10,
+                     *         "minimum_booking_notice": 120,
+                     *         "scheduling_type": "ROUND_ROBIN",
+                     *         "team_id": "team_sales",
+                     *         "requires_confirmation": false,
+                     *         "mode": "SIMPLE",
+                     *         "is_active": true,
+                     *         "is_personal": false,
+                     *         "owner_id": null,
+                     *         "external_id": null,
+                     *         "workload": {
+                     *           "prep": 10,
+                     *           "meeting": 30,
+                     *           "implementation": 0,
+                     *           "admin": 5
+                     *         },
+                     *         "host_ids": null,
+                     *         "created_at": "2026-11-02T08:00:00.000Z",
+                     *         "updated_at": "2026-11-02T08:00:00.000Z",
+                     *         "custom_fields": [
+                     *           {
+                     *             "id": "cf_3b9d0e6f1a2c4d5e7f80",
+                     *             "key": "company",
+                     *             "label": "Company",
+                     *             "type": "TEXT",
+                     *             "required": true,
+                     *             "options": [],
+                     *             "order": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_type: components["schemas"]["EventTypeDetail"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "the Idempotency-Key was used with another request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event type */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type": {
+                     *         "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "name": "Product demo",
+                     *         "slug": "product-demo",
+                     *         "description": "A 30-minute walk through the product",
+                     *         "duration": 30,
+                     *         "slot_interval": 30,
+                     *         "buffer_before": 0,
+                     *         "buffer_after": 10,
+                     *         "minimum_booking_notice": 120,
+                     *         "scheduling_type": "ROUND_ROBIN",
+                     *         "team_id": "team_sales",
+                     *         "requires_confirmation": false,
+                     *         "mode": "SIMPLE",
+                     *         "is_active": true,
+                     *         "is_personal": false,
+                     *         "owner_id": null,
+                     *         "external_id": null,
+                     *         "workload": {
+                     *           "prep": 10,
+                     *           "meeting": 30,
+                     *           "implementation": 0,
+                     *           "admin": 5
+                     *         },
+                     *         "host_ids": null,
+                     *         "created_at": "2026-11-02T08:00:00.000Z",
+                     *         "updated_at": "2026-11-02T08:00:00.000Z",
+                     *         "custom_fields": [
+                     *           {
+                     *             "id": "cf_3b9d0e6f1a2c4d5e7f80",
+                     *             "key": "company",
+                     *             "label": "Company",
+                     *             "type": "TEXT",
+                     *             "required": true,
+                     *             "options": [],
+                     *             "order": 0
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_type: components["schemas"]["EventTypeDetail"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEventType: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event type is deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type": {
+                     *         "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "deleted_at": "2026-12-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_type: {
+                            /** @example et_8d1e4b7a92c3f0a15e6d */
+                            id: string;
+                            /** Format: date-time */
+                            deleted_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: a request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration": 45,
+                 *       "buffer_before": 5,
+                 *       "requires_confirmation": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEventTypeRequest"];
+            };
+        };
+        responses: {
+            /** @description the updated event type */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type": {
+                     *         "id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "name": "Product demo",
+                     *         "slug": "product-demo",
+                     *         "description": "A 30-minute walk through the product",
+                     *         "duration": 30,
+                     *         "slot_interval": 30,
+                     *         "buffer_before": 0,
+                     *         "buffer_after": 10,
+                     *         "minimum_booking_notice": 120,
+                     *         "scheduling_type": "ROUND_ROBIN",
+                     *         "team_id": "team_sales",
+                     *         "requires_confirmation": false,
+                     *         "mode": "SIMPLE",
+                     *         "is_active": true,
+                     *         "is_personal": false,
+                     *         "owner_id": null,
+                     *         "external_id": null,
+                     *         "workload": {
+                     *           "prep": 10,
+                     *           "meeting": 30,
+                     *           "implementation": 0,
+                     *           "admin": 5
+                     *         },
+                     *         "host_ids": null,
+                     *         "created_at": "2026-11-02T08:00:00.000Z",
+                     *         "updated_at": "2026-11-02T08:00:00.000Z",
+                     *         "custom_fields": [
+                     *           {
+                     *             "id": "cf_3b9d0e6f1a2c4d5e7f80",
+                     *             "key": "company",
+                     *             "label": "Company",
+                     *             "type": "TEXT",
+                     *             "required": true,
+                     *             "options": [],
+                     *             "order": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "warning": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        event_type: components["schemas"]["EventTypeDetail"];
+                        warning: string | null;
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventTypeFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the fields of the booking form */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *       "standard_fields": [
+                     *         {
+                     *           "key": "attendee.name",
+                     *           "label": "Name",
+                     *           "type": "TEXT",
+                     *           "required": true,
+                     *           "max_length": 200,
+                     *           "validation": "non-blank string, at most 200 characters"
+                     *         },
+                     *         {
+                     *           "key": "attendee.email",
+                     *           "label": "Email",
+                     *           "type": "EMAIL",
+                     *           "required": true,
+                     *           "max_length": 254,
+                     *           "format": "email",
+                     *           "validation": "email address, at most 254 characters"
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": "cf_3b9d0e6f1a2c4d5e7f80",
+                     *           "key": "plan",
+                     *           "label": "Plan",
+                     *           "type": "SELECT",
+                     *           "required": true,
+                     *           "options": [
+                     *             "Starter",
+                     *             "Business"
+                     *           ],
+                     *           "order": 0,
+                     *           "validation": "one of options"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventTypeFields"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAvailability: {
+        parameters: {
+            query: {
+                /** @description alias eventTypeId */
+                event_type_id: string;
+                /** @description first local date, inclusive (alias startDate) */
+                start_date: string;
+                /** @description last local date, inclusive; at most 62 days in all (61 after start_date) (alias endDate) */
+                end_date: string;
+                /** @description IANA zone the dates are read in; default UTC */
+                timezone?: string;
+                /** @description restrict to one host: a member id (UUID; anything else is 400), alias assignedToId */
+                assigned_to_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the bookable slots */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "slots": [
+                     *         {
+                     *           "start": "2026-12-01T09:00:00.000Z",
+                     *           "end": "2026-12-01T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "start": "2026-12-01T09:30:00.000Z",
+                     *           "end": "2026-12-01T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalSlots": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Availability"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFreeBusy: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date-time with offset */
+                start: string;
+                /** @description at most 30 days after start */
+                end: string;
+                /** @description minutes, 15..120 (alias timeSlot) */
+                time_slot?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a member id (UUID); anything else is 400 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description free and busy blocks tiling [start, end) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "user_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "start": "2026-12-01T09:00:00.000Z",
+                     *       "end": "2026-12-01T10:00:00.000Z",
+                     *       "time_slot": 30,
+                     *       "slots": [
+                     *         {
+                     *           "start": "2026-12-01T09:00:00.000Z",
+                     *           "end": "2026-12-01T09:30:00.000Z",
+                     *           "status": "busy",
+                     *           "reason": "booking"
+                     *         },
+                     *         {
+                     *           "start": "2026-12-01T09:30:00.000Z",
+                     *           "end": "2026-12-01T10:00:00.000Z",
+                     *           "status": "free"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: date-time */
+                        start: string;
+                        /** Format: date-time */
+                        end: string;
+                        time_slot: number;
+                        slots: {
+                            /** Format: date-time */
+                            start: string;
+                            /** Format: date-time */
+                            end: string;
+                            status: "free" | "busy";
+                            reason?: "booking" | "out_of_office" | "outside_working_hours";
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTeamMembers: {
+        parameters: {
+            query?: {
+                is_active?: boolean;
+                team_id?: string;
+                /** @description comma-separated; members holding every one */
+                skills?: string;
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of team members */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "members": [
+                     *         {
+                     *           "object": "team_member",
+                     *           "id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "name": "Grace Hopper",
+                     *           "email": "grace@acme.example",
+                     *           "avatar_url": null,
+                     *           "role": "MEMBER",
+                     *           "skills": [
+                     *             "enterprise",
+                     *             "german"
+                     *           ],
+                     *           "is_active": true,
+                     *           "timezone": "Europe/Berlin",
+                     *           "team": {
+                     *             "id": "team_sales",
+                     *             "name": "Sales"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 12,
+                     *         "limit": 50,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        members: components["schemas"]["TeamMember"][];
+                        pagination: components["schemas"]["OffsetPagination"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAvailableTeamMembers: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD, read in each member's own zone; default today (UTC) */
+                date?: string;
+                /** @description minutes */
+                duration?: number;
+                team_id?: string;
+                /** @description comma-separated; members holding every one */
+                skills?: string;
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of members with their day */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "date": "2026-12-01",
+                     *       "members": [
+                     *         {
+                     *           "object": "team_member",
+                     *           "id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "name": "Grace Hopper",
+                     *           "email": "grace@acme.example",
+                     *           "avatar_url": null,
+                     *           "role": "MEMBER",
+                     *           "skills": [
+                     *             "enterprise",
+                     *             "german"
+                     *           ],
+                     *           "is_active": true,
+                     *           "timezone": "Europe/Berlin",
+                     *           "team": {
+                     *             "id": "team_sales",
+                     *             "name": "Sales"
+                     *           },
+                     *           "availability": {
+                     *             "is_available": true,
+                     *             "next_available_slot": null,
+                     *             "booked_slots": 3,
+                     *             "max_bookings_per_day": 8
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 12,
+                     *         "limit": 50,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description the date asked for, YYYY-MM-DD
+                         * @example 2026-12-01
+                         */
+                        date: string;
+                        members: components["schemas"]["AvailableMember"][];
+                        pagination: components["schemas"]["OffsetPagination"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a member id (UUID); anything else is 400 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "member": {
+                     *         "object": "team_member",
+                     *         "id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "name": "Grace Hopper",
+                     *         "email": "grace@acme.example",
+                     *         "avatar_url": null,
+                     *         "role": "MEMBER",
+                     *         "skills": [
+                     *           "enterprise",
+                     *           "german"
+                     *         ],
+                     *         "is_active": true,
+                     *         "timezone": "Europe/Berlin",
+                     *         "team": {
+                     *           "id": "team_sales",
+                     *           "name": "Sales"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        member: components["schemas"]["TeamMember"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCalendars: {
+        parameters: {
+            query?: {
+                /** @description a member id (UUID); anything else is 400 */
+                userId?: string;
+                teamId?: string;
+                provider?: components["schemas"]["CalendarProvider"];
+                syncStatus?: components["schemas"]["CalendarSyncStatus"];
+                /** @description 1..100 */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of calendar integrations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "calendars": [
+                     *         {
+                     *           "id": "cal_grace_google",
+                     *           "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "teamId": "team_sales",
+                     *           "provider": "GOOGLE",
+                     *           "calendarId": "grace@acme.example",
+                     *           "calendarName": "Work",
+                     *           "providerEmail": "grace@acme.example",
+                     *           "timezone": "Europe/Berlin",
+                     *           "isPrimary": true,
+                     *           "syncStatus": "SUCCESS",
+                     *           "lastSyncAt": "2026-11-25T07:00:00.000Z",
+                     *           "supportsWebhooks": true,
+                     *           "createdAt": "2026-10-01T12:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T07:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 3,
+                     *         "limit": 50,
+                     *         "offset": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        calendars: components["schemas"]["Calendar"][];
+                        pagination: components["schemas"]["CalendarPagination"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUserCalendars: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a member id (UUID); anything else is 400 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the user's calendars */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "userId": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "calendars": [
+                     *         {
+                     *           "id": "cal_grace_google",
+                     *           "provider": "GOOGLE",
+                     *           "calendarName": "Work",
+                     *           "providerEmail": "grace@acme.example",
+                     *           "isPrimary": true,
+                     *           "syncStatus": "SUCCESS",
+                     *           "lastSyncAt": "2026-11-25T07:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** Format: uuid */
+                        userId: string;
+                        calendars: components["schemas"]["UserCalendar"][];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBookings: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["BookingStatus"];
+                event_type_id?: string;
+                assigned_to_id?: string;
+                attendee_email?: string;
+                /** @description bookings starting at or after this instant (date-time, or a date = its midnight UTC) */
+                start_date?: string;
+                /** @description bookings starting before this instant */
+                end_date?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of bookings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "bookings": [
+                     *         {
+                     *           "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *           "status": "SCHEDULED",
+                     *           "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *           "start_time": "2026-12-01T09:00:00.000Z",
+                     *           "end_time": "2026-12-01T09:30:00.000Z",
+                     *           "attendee": {
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phone": "+44 20 7946 0958",
+                     *             "timezone": "Europe/London"
+                     *           },
+                     *           "custom_fields": {
+                     *             "company": "Analytical Engines Ltd"
+                     *           },
+                     *           "metadata": {
+                     *             "crm_lead_id": "L-1042"
+                     *           },
+                     *           "external_id": "crm-1042",
+                     *           "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "host_ids": [
+                     *             "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *           ],
+                     *           "cancellation_reason": null,
+                     *           "cancelled_at": null,
+                     *           "rescheduled_from": null,
+                     *           "rescheduled_to": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-20T14:03:12.000Z",
+                     *           "updated_at": "2026-11-20T14:03:12.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": "eyJ0IjoiMjAyNi0xMi0wMVQwOTowMDowMFoifQ",
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingList"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *       "requested_time": "2026-12-01T09:00:00.000Z",
+                 *       "attendee": {
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com",
+                 *         "phone": "+44 20 7946 0958",
+                 *         "timezone": "Europe/London"
+                 *       },
+                 *       "custom_fields": {
+                 *         "company": "Analytical Engines Ltd"
+                 *       },
+                 *       "metadata": {
+                 *         "crm_lead_id": "L-1042"
+                 *       },
+                 *       "external_id": "crm-1042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description a replay of the first answer (Idempotency-Key), with idempotent_replay: true */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       },
+                     *       "idempotent_replay": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description the new booking, in DRAFT until routing assigns a member */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The attendee asked to cancel"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description the cancelled booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "attendee": {
+                 *         "email": "ada.lovelace@example.org",
+                 *         "phone": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description the updated booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBookingByExternalId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rescheduleBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_time": "2026-12-02T10:00:00.000Z",
+                 *       "reason": "Clash with another meeting"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RescheduleBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description the new booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markBookingNoShow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "booking": {
+                     *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                     *         "status": "SCHEDULED",
+                     *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                     *         "start_time": "2026-12-01T09:00:00.000Z",
+                     *         "end_time": "2026-12-01T09:30:00.000Z",
+                     *         "attendee": {
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "timezone": "Europe/London"
+                     *         },
+                     *         "custom_fields": {
+                     *           "company": "Analytical Engines Ltd"
+                     *         },
+                     *         "metadata": {
+                     *           "crm_lead_id": "L-1042"
+                     *         },
+                     *         "external_id": "crm-1042",
+                     *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *         "host_ids": [
+                     *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *         ],
+                     *         "cancellation_reason": null,
+                     *         "cancelled_at": null,
+                     *         "rescheduled_from": null,
+                     *         "rescheduled_to": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T14:03:12.000Z",
+                     *         "updated_at": "2026-11-20T14:03:12.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BookingResponse"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every webhook */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "wh_2b7e151628aed2a6abf71588",
+                     *           "url": "https://hooks.example.com/booking-events",
+                     *           "events": [
+                     *             "BOOKING_CREATED",
+                     *             "BOOKING_CANCELLED",
+                     *             "BOOKING_RESCHEDULED"
+                     *           ],
+                     *           "description": "CRM sync",
+                     *           "is_active": true,
+                     *           "failure_reason": null,
+                     *           "rotated_at": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-20T10:00:00.000Z",
+                     *           "updated_at": "2026-11-20T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/booking-events",
+                 *       "events": [
+                 *         "BOOKING_CREATED",
+                 *         "BOOKING_CANCELLED",
+                 *         "BOOKING_RESCHEDULED"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description a replay of the first answer (Idempotency-Key), with idempotent_replay: true */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhook": {
+                     *         "id": "wh_2b7e151628aed2a6abf71588",
+                     *         "url": "https://hooks.example.com/booking-events",
+                     *         "events": [
+                     *           "BOOKING_CREATED",
+                     *           "BOOKING_CANCELLED",
+                     *           "BOOKING_RESCHEDULED"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "is_active": true,
+                     *         "failure_reason": null,
+                     *         "rotated_at": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T10:00:00.000Z",
+                     *         "updated_at": "2026-11-20T10:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Lhb0E0v6kA="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description the new webhook, with its secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhook": {
+                     *         "id": "wh_2b7e151628aed2a6abf71588",
+                     *         "url": "https://hooks.example.com/booking-events",
+                     *         "events": [
+                     *           "BOOKING_CREATED",
+                     *           "BOOKING_CANCELLED",
+                     *           "BOOKING_RESCHEDULED"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "is_active": true,
+                     *         "failure_reason": null,
+                     *         "rotated_at": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T10:00:00.000Z",
+                     *         "updated_at": "2026-11-20T10:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Lhb0E0v6kA="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: a request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a policy or state blocks the operation (`error.code` says which) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "precondition_failed",
+                     *         "message": "the operation is not allowed in the current state"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the webhook */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhook": {
+                     *         "id": "wh_2b7e151628aed2a6abf71588",
+                     *         "url": "https://hooks.example.com/booking-events",
+                     *         "events": [
+                     *           "BOOKING_CREATED",
+                     *           "BOOKING_CANCELLED",
+                     *           "BOOKING_RESCHEDULED"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "is_active": true,
+                     *         "failure_reason": null,
+                     *         "rotated_at": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T10:00:00.000Z",
+                     *         "updated_at": "2026-11-20T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the webhook is deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "id": "wh_2b7e151628aed2a6abf71588",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @example wh_2b7e151628aed2a6abf71588 */
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: a request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "the Idempotency-Key was used with another request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description the updated webhook */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhook": {
+                     *         "id": "wh_2b7e151628aed2a6abf71588",
+                     *         "url": "https://hooks.example.com/booking-events",
+                     *         "events": [
+                     *           "BOOKING_CREATED",
+                     *           "BOOKING_CANCELLED",
+                     *           "BOOKING_RESCHEDULED"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "is_active": true,
+                     *         "failure_reason": null,
+                     *         "rotated_at": null,
+                     *         "livemode": false,
+                     *         "created_at": "2026-11-20T10:00:00.000Z",
+                     *         "updated_at": "2026-11-20T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the test delivery is queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "test": {
+                     *         "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                     *         "event": "BOOKING_CREATED",
+                     *         "event_id": "evt_test_4d5e6f708192a3b4c5d6e7f8",
+                     *         "message_id": "msg_5e6f708192a3b4c5d6e7f809"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        test: {
+                            /** @example wh_2b7e151628aed2a6abf71588 */
+                            webhook_id: string;
+                            event: components["schemas"]["WebhookEventName"];
+                            /** @example evt_test_4d5e6f708192a3b4c5d6e7f8 */
+                            event_id: string;
+                            /** @example msg_5e6f708192a3b4c5d6e7f809 */
+                            message_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: a request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "the Idempotency-Key was used with another request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "webhook": {
+                     *         "id": "wh_2b7e151628aed2a6abf71588",
+                     *         "secret": "whsec_3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                     *         "rotated_at": "2026-12-01T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        webhook: {
+                            /** @example wh_2b7e151628aed2a6abf71588 */
+                            id: string;
+                            /**
+                             * @description the new whsec_ secret, shown only here
+                             * @example whsec_3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+                             */
+                            secret: string;
+                            /** Format: date-time */
+                            rotated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: a request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "conflict_error",
+                     *         "code": "conflict",
+                     *         "message": "the requested time is no longer available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 256 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "payload_too_large",
+                     *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "precondition_error",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "the Idempotency-Key was used with another request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                success?: boolean;
+                /** @description only attempts of this event */
+                event_type?: "BOOKING_CREATED" | "BOOKING_UPDATED" | "BOOKING_CANCELLED" | "BOOKING_RESCHEDULED" | "BOOKING_COMPLETED" | "BOOKING_NO_SHOW" | "ASSIGNMENT_CHANGED";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of delivery attempts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "whd_9c4f3e2d1b0a8f7e6d5c4b3a",
+                     *           "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                     *           "event": "BOOKING_CREATED",
+                     *           "event_id": "evt_0a1b2c3d4e5f60718293a4b5",
+                     *           "message_id": "msg_5e6f708192a3b4c5d6e7f809",
+                     *           "attempt": 1,
+                     *           "status": "succeeded",
+                     *           "response_status": 200,
+                     *           "duration_ms": 84,
+                     *           "error": null,
+                     *           "created_at": "2026-11-20T14:03:13.000Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 12,
+                     *         "limit": 50,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the statistics */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "stats": {
+                     *         "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                     *         "total_attempts": 120,
+                     *         "succeeded": 118,
+                     *         "failed": 2,
+                     *         "pending": 0,
+                     *         "success_rate": 0.9833,
+                     *         "last_success_at": "2026-11-25T06:59:00.000Z",
+                     *         "last_failure_at": "2026-11-24T22:10:00.000Z",
+                     *         "consecutive_failures": 0,
+                     *         "is_active": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        stats: components["schemas"]["WebhookStats"];
+                    };
+                };
+            };
+            /** @description validation_error: a malformed parameter, body or header (`error.field` names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "validation_error",
+                     *         "message": "query parameter \"limit\" must be <= 100",
+                     *         "field": "limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing or invalid */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "unauthorized",
+                     *         "message": "missing API key: send Authorization: Bearer <key>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the key lacks the scope, or the Origin is not among its allowed origins */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "forbidden",
+                     *         "message": "this key does not hold the scope this request needs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such object in this organization (and mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "not_found_error",
+                     *         "code": "not_found",
+                     *         "message": "booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the message quotes the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; quote request id 0f8fad5b-d9cb-469f-a165-70867728950e when reporting it",
+                     *         "request_id": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    onBookingCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_CREATED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "DRAFT",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": null,
+                 *         "host_ids": [],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBookingUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_UPDATED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBookingCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_CANCELLED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBookingRescheduledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_RESCHEDULED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingRescheduledEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBookingCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_COMPLETED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBookingNoShowEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "BOOKING_NO_SHOW",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BookingNoShowEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssignmentChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the message id: the same on every retry of this event to this webhook (deduplicate on it)
+                 * @example msg_5e6f708192a3b4c5d6e7f809
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time (seconds) of this attempt; refuse one far from your clock
+                 * @example 1795615392
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the secret (Standard Webhooks)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "ASSIGNMENT_CHANGED",
+                 *       "timestamp": "2026-11-20T14:03:12.000Z",
+                 *       "webhook_id": "wh_2b7e151628aed2a6abf71588",
+                 *       "data": {
+                 *         "id": "bkg_5f0c2a9e41d7b3a08c6e1f24",
+                 *         "status": "SCHEDULED",
+                 *         "event_type_id": "et_8d1e4b7a92c3f0a15e6d",
+                 *         "start_time": "2026-12-01T09:00:00.000Z",
+                 *         "end_time": "2026-12-01T09:30:00.000Z",
+                 *         "attendee": {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+44 20 7946 0958",
+                 *           "timezone": "Europe/London"
+                 *         },
+                 *         "custom_fields": {
+                 *           "company": "Analytical Engines Ltd"
+                 *         },
+                 *         "metadata": {
+                 *           "crm_lead_id": "L-1042"
+                 *         },
+                 *         "external_id": "crm-1042",
+                 *         "assigned_to_id": "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "host_ids": [
+                 *           "6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b"
+                 *         ],
+                 *         "cancellation_reason": null,
+                 *         "cancelled_at": null,
+                 *         "rescheduled_from": null,
+                 *         "rescheduled_to": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-20T14:03:12.000Z",
+                 *         "updated_at": "2026-11-20T14:03:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssignmentChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description any 2xx within 5 seconds acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried (1, 5, 25, 125, 625 s by default) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the delivery failed: it is retried; 10 failed attempts in a row disable the webhook */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -12,7 +12,8 @@ import { installHostileText } from './plugins/hostile-text.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installObservability } from './plugins/observability.ts';
-import { documentRoute, finishDocument } from './openapi-docs.ts';
+import { INFO, TAGS, documentRoute, finishDocument } from './openapi-docs.ts';
+import { COMPONENTS } from './schemas/components.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
 import { installBodyParsers, installValidation } from './plugins/validation.ts';
@@ -58,25 +59,25 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installAliases(app);
   installIdempotency(app, deps.db);
   app.addHook('onRoute', documentRoute);
+  for (const schema of COMPONENTS) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Booking Scheduling Service API',
-        version: '1.0.0',
-        description: 'Find free slots, book meetings with the right team member, and receive signed webhooks.',
-      },
-      servers: [{ url: '/' }],
+      info: INFO,
+      servers: [{ url: '/', description: 'this server: the document is served by the API it describes' }],
+      tags: TAGS,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
-          serviceApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key' },
-          legacyApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          serviceApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'the same key in a Service-Api-Key header' },
+          legacyApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'the same key in the legacy X-API-Key header' },
         },
       },
       security: [{ bearer: [] }, { serviceApiKey: [] }, { legacyApiKey: [] }],
     },
+    // named schemas are components under their $id (the default would call them def-0, def-1, ...)
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (doc) => ('openapiObject' in doc ? finishDocument(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });

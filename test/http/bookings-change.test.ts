@@ -98,7 +98,9 @@ describe('PATCH /bookings/{id}', () => {
 
   it('the OpenAPI document carries the PATCH body: attendee fields, at least one, nothing else', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
-    const body = doc.paths['/v1/bookings/{id}'].patch.requestBody.content['application/json'].schema;
+    const ref = doc.paths['/v1/bookings/{id}'].patch.requestBody.content['application/json'].schema;
+    assert.equal(ref.$ref, '#/components/schemas/UpdateBookingRequest', 'a named schema');
+    const body = doc.components.schemas.UpdateBookingRequest;
     assert.deepEqual(body.required, ['attendee']);
     assert.equal(body.additionalProperties, false);
     const attendee = body.properties.attendee;

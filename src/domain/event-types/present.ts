@@ -1,11 +1,13 @@
 import type { CustomFieldRow, EventTypeRow } from '../../db/schema.ts';
+import type { CustomFieldType } from './custom-field-types.ts';
 
 export function customFieldJson(f: CustomFieldRow) {
   return {
     id: f.id,
     key: f.key,
     label: f.label,
-    type: f.type,
+    // written only through the API's and the seed's validation, which allow these types alone
+    type: f.type as CustomFieldType,
     required: f.required,
     options: f.options ?? [],
     order: f.position,

@@ -1,11 +1,13 @@
 import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema.ts';
+import type { BookingEventType } from '../events/record.ts';
 
 /** A webhook as every read shows it: never its secret. */
 export function webhookJson(w: WebhookRow) {
   return {
     id: w.id,
     url: w.url,
-    events: w.events,
+    // written only through parseEventList (create, update), which keeps known names alone
+    events: w.events as BookingEventType[],
     description: w.description,
     is_active: w.is_active,
     failure_reason: w.failure_reason,
@@ -23,7 +25,7 @@ export function deliveryJson(d: WebhookDeliveryRow) {
   return {
     id: d.id,
     webhook_id: d.webhook_id,
-    event: d.event_type,
+    event: d.event_type as BookingEventType, // the events table's check constraint
     event_id: d.event_id,
     message_id: d.message_id,
     attempt: d.attempt,

@@ -4,6 +4,7 @@ import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../domain/errors.ts';
 import { parseDate, parseDateTime } from '../../lib/dates.ts';
+import { COMPONENTS } from '../schemas/components.ts';
 
 // ajv-formats is CommonJS; under Node's ESM its plugin is the module itself or its default.
 const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as (ajv: Ajv) => Ajv;
@@ -19,6 +20,8 @@ function compiler(coerceTypes: Options['coerceTypes']): Ajv {
   // (ajv-formats' own date-time takes a space for the T and a leap second).
   ajv.addFormat('date', { type: 'string', validate: (s: string) => parseDate(s) !== undefined });
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseDateTime(s) !== undefined });
+  // the named schemas that route schemas $ref (src/http/schemas/components.ts)
+  for (const schema of COMPONENTS) ajv.addSchema(schema);
   return ajv;
 }
 

@@ -3,7 +3,7 @@ import { availabilityBody } from '../../domain/availability/get-availability.ts'
 import type { Static } from 'typebox';
 import type { AppDeps } from '../deps.ts';
 import { AvailabilityQuery, AvailabilityResponse } from '../schemas/availability.ts';
-import { errors } from '../schemas/common.ts';
+import { errors, ref } from '../schemas/common.ts';
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   app.get(
@@ -11,12 +11,13 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
     {
       schema: {
         tags: ['availability'],
+        operationId: 'getAvailability',
         summary: 'Bookable slots of an event type on a range of local dates',
         description:
           'Slots whose start falls on start_date..end_date (inclusive) in `timezone`; times are UTC. ' +
           'Booking create accepts exactly these starts. See docs/scheduling.md for the rules.',
         querystring: AvailabilityQuery,
-        response: { 200: AvailabilityResponse, ...errors(400, 404) },
+        response: { 200: ref(AvailabilityResponse, { description: 'the bookable slots' }), ...errors(400, 404) },
       },
     },
     async (req, reply) => {

@@ -9,42 +9,21 @@ import { bookingJson } from '../../domain/bookings/present.ts';
 import { getBooking, getBookingByExternalId, listBookings } from '../../domain/bookings/read.ts';
 import { rescheduleBooking } from '../../domain/bookings/reschedule.ts';
 import { updateBookingAttendee } from '../../domain/bookings/update-attendee.ts';
-import { ATTENDEE_FIELDS, LIMITS } from '../../domain/bookings/validate.ts';
+import { LIMITS } from '../../domain/bookings/validate.ts';
 import type { AppDeps } from '../deps.ts';
-import { BookingEnvelope, BookingList, BookingStatus } from '../schemas/booking.ts';
-import { PHONE_RULE } from '../../domain/phone.ts';
-import { DateTime, IdParam, Nullable, errors } from '../schemas/common.ts';
-
-// The rules beyond type and length are the domain's (src/domain/bookings/validate.ts), which
-// names the field in its 400; the descriptions carry them into the OpenAPI document.
-const AttendeeIn = Type.Object({
-  name: Type.String({ maxLength: LIMITS.nameLength, description: 'not blank' }),
-  email: Type.String({ maxLength: LIMITS.emailLength, description: 'an email address, local@domain.tld' }),
-  phone: Type.Optional(Nullable(Type.String({ maxLength: 40, description: PHONE_RULE }))),
-  timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London' }))),
-});
-
-// Optional fields sent as null count as not sent.
-const CreateBody = Type.Object({
-  event_type_id: Type.String({ minLength: 1, maxLength: 255 }),
-  requested_time: DateTime,
-  attendee: AttendeeIn,
-  custom_fields: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  metadata: Type.Optional(
-    Nullable(Type.Record(Type.String(), Type.Unknown(), {
-      description:
-        `free-form, returned as sent: values may be any JSON (objects, arrays, null); at most ${LIMITS.metadataKeys} top-level keys ` +
-        `of 1..${LIMITS.metadataKeyLength} characters, at most ${LIMITS.metadataBytes / 1024} KB as JSON`,
-      maxProperties: LIMITS.metadataKeys,
-      propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyLength },
-    })),
-  ),
-  assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
-  external_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
-});
+import {
+  BookingEnvelope,
+  BookingList,
+  BookingStatus,
+  CancelBookingBody,
+  CreateBookingBody,
+  RescheduleBookingBody,
+  UpdateBookingBody,
+} from '../schemas/booking.ts';
+import { IdParam, errors, ref } from '../schemas/common.ts';
 
 /** The create body with nulls of optional fields dropped (they mean "not sent"). */
-function withoutNulls(body: Static<typeof CreateBody>): CreateInput {
+function withoutNulls(body: Static<typeof CreateBookingBody>): CreateInput {
   const { custom_fields, metadata, assign_to, external_id, ...rest } = body;
   return {
     ...rest,
@@ -56,7 +35,7 @@ function withoutNulls(body: Static<typeof CreateBody>): CreateInput {
 }
 
 const ListQuery = Type.Object({
-  status: Type.Optional(BookingStatus),
+  status: Type.Optional(ref(BookingStatus)),
   event_type_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   assigned_to_id: Type.Optional(Type.String({ format: 'uuid' })),
   attendee_email: Type.Optional(Type.String({ format: 'email', maxLength: LIMITS.emailLength })),
@@ -66,50 +45,9 @@ const ListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
 });
 
-// PATCH changes attendee details only. Unlike elsewhere, fields it does not name are refused
-// rather than ignored, so a client trying to move or re-status a booking through PATCH
-// (start_time, status, event_type_id, team_id, api_key_id, ...) learns it did nothing. The
-// rules beyond type and length are the domain's, as for the create (validateAttendeePatch);
-// x-error-messages words the 400s (src/http/errors.ts).
-const PatchBody = Type.Object(
-  {
-    attendee: Type.Object(
-      {
-        name: Type.Optional(Type.String({ maxLength: LIMITS.nameLength, description: 'not blank' })),
-        email: Type.Optional(Type.String({
-          maxLength: LIMITS.emailLength, description: 'an email address, local@domain.tld; a changed email sends a fresh confirmation there',
-        })),
-        phone: Type.Optional(Nullable(Type.String({ maxLength: 40, description: `${PHONE_RULE}; null or "" clears it` }))),
-        timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London; null or "" clears it' }))),
-      },
-      {
-        additionalProperties: false,
-        minProperties: 1,
-        description: 'the fields to change, at least one; the others keep their values',
-        'x-error-messages': {
-          additionalProperties: `cannot be changed: allowed are ${ATTENDEE_FIELDS.join(', ')}`,
-          minProperties: 'has no fields to update',
-          type: 'must be an object',
-        },
-      },
-    ),
-  },
-  {
-    additionalProperties: false,
-    description: 'Only `attendee` may be changed: any other field (start_time, status, event_type_id, team_id, api_key_id, ...) is 400',
-    'x-error-messages': {
-      additionalProperties: 'cannot be changed: PATCH updates attendee details only',
-      required: 'is required: nothing to update',
-      type: 'must be a JSON object with "attendee"',
-    },
-  },
-);
-const Reason = Type.Optional(Nullable(Type.String({ maxLength: LIMITS.reasonLength })));
-const CancelBody = Type.Union([Type.Object({ reason: Reason }), Type.Null()]);
-const RescheduleBody = Type.Object({ start_time: DateTime, reason: Reason });
 const ExternalParam = Type.Object({ externalId: Type.String({ minLength: 1, maxLength: 255 }) });
 
-const one = (description: string, ...statuses: number[]) => ({ 200: { ...BookingEnvelope, description }, ...errors(...statuses) });
+const one = (description: string, ...statuses: number[]) => ({ 200: ref(BookingEnvelope, { description }), ...errors(...statuses) });
 
 export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   const caller = (auth: Caller | null): Caller => ({ organizationId: auth!.organizationId, mode: auth!.mode });
@@ -121,9 +59,14 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     {
       schema: {
         tags,
+        operationId: 'createBooking',
         summary: 'Create a booking (DRAFT; routing runs asynchronously)',
-        body: CreateBody,
-        response: { 201: BookingEnvelope, 200: { ...BookingEnvelope, description: 'idempotent replay' }, ...errors(400, 409, 413, 422) },
+        body: ref(CreateBookingBody),
+        response: {
+          201: ref(BookingEnvelope, { description: 'the new booking, in DRAFT until routing assigns a member' }),
+          200: ref(BookingEnvelope, { description: 'a replay of the first answer (Idempotency-Key), with idempotent_replay: true' }),
+          ...errors(400, 409, 413, 422),
+        },
       },
     },
     async (req, reply) => reply.code(201).send(envelope(await createBooking(deps, caller(req.auth), withoutNulls(req.body)))),
@@ -131,19 +74,29 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
 
   app.get(
     '/bookings',
-    { schema: { tags, summary: 'List bookings, newest first', querystring: ListQuery, response: { 200: BookingList, ...errors(400) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listBookings',
+        summary: 'List bookings, newest first',
+        querystring: ListQuery,
+        response: { 200: ref(BookingList, { description: 'a page of bookings' }), ...errors(400) },
+      },
+    },
     async (req) => ({ success: true as const, ...(await listBookings(deps.db, caller(req.auth), req.query)) }),
   );
 
   app.get(
     '/bookings/:id',
-    { schema: { tags, summary: 'Read a booking', params: IdParam, response: one('the booking', 404) } },
+    { schema: { tags, operationId: 'getBooking', summary: 'Read a booking', params: IdParam, response: one('the booking', 404) } },
     async (req) => envelope(await getBooking(deps.db, caller(req.auth), req.params.id)),
   );
 
   app.get(
     '/bookings/external/:externalId',
-    { schema: { tags, summary: 'Read a booking by its external_id', params: ExternalParam, response: one('the booking', 404) } },
+    {
+      schema: { tags, operationId: 'getBookingByExternalId', summary: 'Read a booking by its external_id', params: ExternalParam, response: one('the booking', 404) },
+    },
     async (req) => envelope(await getBookingByExternalId(deps.db, caller(req.auth), req.params.externalId)),
   );
 
@@ -152,9 +105,10 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     {
       schema: {
         tags,
+        operationId: 'updateBooking',
         summary: 'Update attendee details',
         params: IdParam,
-        body: PatchBody,
+        body: ref(UpdateBookingBody),
         response: one('the updated booking', 400, 404, 409, 413, 422),
       },
     },
@@ -164,7 +118,14 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   app.delete(
     '/bookings/:id',
     {
-      schema: { tags, summary: 'Cancel a booking', params: IdParam, body: CancelBody, response: one('the cancelled booking', 400, 404, 409, 413, 422) },
+      schema: {
+        tags,
+        operationId: 'cancelBooking',
+        summary: 'Cancel a booking',
+        params: IdParam,
+        body: ref(CancelBookingBody),
+        response: one('the cancelled booking', 400, 404, 409, 413, 422),
+      },
     },
     async (req) => envelope(await cancelBooking(deps, caller(req.auth), req.params.id, req.body?.reason)),
   );
@@ -174,22 +135,23 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     {
       schema: {
         tags,
+        operationId: 'rescheduleBooking',
         summary: 'Move a booking to another slot (a new booking in RESCHEDULED; this one is CANCELLED)',
         params: IdParam,
-        body: RescheduleBody,
+        body: ref(RescheduleBookingBody),
         response: one('the new booking', 400, 404, 409, 413, 422),
       },
     },
     async (req) => envelope(await rescheduleBooking(deps, caller(req.auth), req.params.id, { start_time: req.body.start_time, reason: req.body.reason ?? undefined })),
   );
 
-  const statusRoute = (path: string, summary: string, run: typeof confirmBooking) =>
+  const statusRoute = (path: string, operationId: string, summary: string, run: typeof confirmBooking) =>
     app.post(
       `/bookings/:id/${path}`,
-      { schema: { tags, summary, params: IdParam, response: one('the booking', 400, 404, 409, 413, 422) } },
+      { schema: { tags, operationId, summary, params: IdParam, response: one('the booking', 400, 404, 409, 413, 422) } },
       async (req) => envelope(await run(deps, caller(req.auth), req.params.id)),
     );
-  statusRoute('confirm', 'Confirm a booking awaiting the host (also RESCHEDULED → SCHEDULED)', confirmBooking);
-  statusRoute('complete', 'Mark a booking completed', completeBooking);
-  statusRoute('no-show', 'Mark the attendee as not shown', markNoShow);
+  statusRoute('confirm', 'confirmBooking', 'Confirm a booking awaiting the host (also RESCHEDULED → SCHEDULED)', confirmBooking);
+  statusRoute('complete', 'completeBooking', 'Mark a booking completed', completeBooking);
+  statusRoute('no-show', 'markBookingNoShow', 'Mark the attendee as not shown', markNoShow);
 };

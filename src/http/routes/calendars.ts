@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { listCalendars, userCalendars } from '../../domain/calendars/calendars.ts';
 import type { AppDeps } from '../deps.ts';
 import { CalendarListQuery, CalendarPagination, Calendar, UserCalendar } from '../schemas/calendar.ts';
-import { errors } from '../schemas/common.ts';
+import { errors, ref } from '../schemas/common.ts';
 
 const tags = ['calendars'];
 
@@ -15,10 +15,17 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       config: { camelCase: true },
       schema: {
         tags,
+        operationId: 'listCalendars',
         summary: 'List calendar integrations, primary first, then oldest first',
         description: 'Read-only metadata; no credentials or tokens are ever returned.',
         querystring: CalendarListQuery,
-        response: { 200: Type.Object({ success: Type.Literal(true), calendars: Type.Array(Calendar), pagination: CalendarPagination }), ...errors(400) },
+        response: {
+          200: Type.Object(
+            { success: Type.Literal(true), calendars: Type.Array(ref(Calendar)), pagination: ref(CalendarPagination) },
+            { description: 'a page of calendar integrations' },
+          ),
+          ...errors(400),
+        },
       },
     },
     async (req) => ({ success: true as const, ...(await listCalendars(deps.db, req.auth!.organizationId, req.query)) }),
@@ -30,10 +37,11 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       config: { camelCase: true },
       schema: {
         tags,
+        operationId: 'listUserCalendars',
         summary: 'A user\'s calendar integrations',
         params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
         response: {
-          200: Type.Object({ success: Type.Literal(true), userId: Type.String(), calendars: Type.Array(UserCalendar) }),
+          200: Type.Object({ success: Type.Literal(true), userId: Type.String({ format: 'uuid' }), calendars: Type.Array(ref(UserCalendar)) }, { description: 'the user\'s calendars' }),
           ...errors(400, 404),
         },
       },

@@ -14,7 +14,7 @@ const FreeBusyQuery = Type.Object({
 
 const FreeBusyResponse = Type.Object({
   success: Type.Literal(true),
-  user_id: Type.String(),
+  user_id: Type.String({ format: 'uuid' }),
   start: DateTime,
   end: DateTime,
   time_slot: Type.Integer(),
@@ -26,6 +26,18 @@ const FreeBusyResponse = Type.Object({
       reason: Type.Optional(Type.Union([Type.Literal('booking'), Type.Literal('out_of_office'), Type.Literal('outside_working_hours')])),
     }),
   ),
+}, {
+  examples: [{
+    success: true,
+    user_id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+    start: '2026-12-01T09:00:00.000Z',
+    end: '2026-12-01T10:00:00.000Z',
+    time_slot: 30,
+    slots: [
+      { start: '2026-12-01T09:00:00.000Z', end: '2026-12-01T09:30:00.000Z', status: 'busy', reason: 'booking' },
+      { start: '2026-12-01T09:30:00.000Z', end: '2026-12-01T10:00:00.000Z', status: 'free' },
+    ],
+  }],
 });
 
 export const freebusyRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
@@ -34,6 +46,7 @@ export const freebusyRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     {
       schema: {
         tags: ['availability'],
+        operationId: 'getFreeBusy',
         summary: 'Free and busy blocks of a user',
         description:
           'No key needed; a key, if sent, must be valid and the user must be in its organization (else 404). ' +
@@ -41,7 +54,7 @@ export const freebusyRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         security: [],
         params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
         querystring: FreeBusyQuery,
-        response: { 200: FreeBusyResponse, ...errors(400, 404) },
+        response: { 200: { ...FreeBusyResponse, description: 'free and busy blocks tiling [start, end)' }, ...errors(400, 404) },
       },
     },
     async (req, reply) => {

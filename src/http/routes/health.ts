@@ -1,20 +1,38 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { Unauthorized } from '../../domain/errors.ts';
 import { exposition } from '../../metrics.ts';
 import type { AppDeps } from '../deps.ts';
 import { bearerMatches } from '../metrics-server.ts';
-
-// Successful bodies carry success: true like every other answer (api-spec intro).
-const Health = Type.Object({ success: Type.Boolean(), status: Type.String() });
+import { Health, ref } from '../schemas/common.ts';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   // Also under /v1 (hidden from the document) for clients that put every path under the base URL.
   for (const prefix of ['', '/v1']) {
     const hide = prefix !== '';
-    app.get(`${prefix}/healthz`, { schema: { hide, tags: ['operations'], security: [], response: { 200: Health } } }, async () => ({ success: true, status: 'ok' }));
+    const health = {
+      hide,
+      tags: ['operations'],
+      operationId: 'getHealth',
+      summary: 'Liveness: the process is up',
+      description: 'No key needed. For a load balancer\'s or orchestrator\'s liveness probe.',
+      security: [],
+      response: { 200: ref(Health, { description: 'the process is up' }) },
+    };
+    app.get(`${prefix}/healthz`, { schema: health }, async () => ({ success: true, status: 'ok' }));
 
-    app.get(`${prefix}/readyz`, { schema: { hide, tags: ['operations'], security: [], response: { 200: Health, 503: Health } } }, async (_req, reply) => {
+    const ready = {
+      hide,
+      tags: ['operations'],
+      operationId: 'getReadiness',
+      summary: 'Readiness: the database is reachable',
+      description: 'No key needed. For a readiness probe: 503 while the database cannot be reached.',
+      security: [],
+      response: {
+        200: ref(Health, { description: 'ready to serve' }),
+        503: ref(Health, { description: 'the database is unreachable (`success: false`)' }),
+      },
+    };
+    app.get(`${prefix}/readyz`, { schema: ready }, async (_req, reply) => {
       try {
         await deps.db.query('select 1');
         return { success: true, status: 'ready' };

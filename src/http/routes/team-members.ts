@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { availableMembers } from '../../domain/members/available.ts';
 import { getMember, listMembers } from '../../domain/members/list.ts';
 import type { AppDeps } from '../deps.ts';
-import { errors } from '../schemas/common.ts';
+import { errors, ref } from '../schemas/common.ts';
 import { AvailableMember, AvailableQuery, MemberListQuery, OffsetPagination, TeamMember } from '../schemas/member.ts';
 
 const tags = ['team members'];
@@ -14,10 +14,17 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     {
       schema: {
         tags,
+        operationId: 'listTeamMembers',
         summary: 'List team members',
         description: 'Names, emails and avatars only for keys holding team:members:read.',
         querystring: MemberListQuery,
-        response: { 200: Type.Object({ success: Type.Literal(true), members: Type.Array(TeamMember), pagination: OffsetPagination }), ...errors(400) },
+        response: {
+          200: Type.Object(
+            { success: Type.Literal(true), members: Type.Array(ref(TeamMember)), pagination: ref(OffsetPagination) },
+            { description: 'a page of team members' },
+          ),
+          ...errors(400),
+        },
       },
     },
     async (req) => {
@@ -31,16 +38,20 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     {
       schema: {
         tags,
+        operationId: 'listAvailableTeamMembers',
         summary: 'Who is available on a date',
         description: 'Each active member\'s day in the member\'s own time zone; see docs/scheduling.md.',
         querystring: AvailableQuery,
         response: {
-          200: Type.Object({
-            success: Type.Literal(true),
-            date: Type.String(),
-            members: Type.Array(AvailableMember),
-            pagination: OffsetPagination,
-          }),
+          200: Type.Object(
+            {
+              success: Type.Literal(true),
+              date: Type.String({ description: 'the date asked for, YYYY-MM-DD', examples: ['2026-12-01'] }),
+              members: Type.Array(ref(AvailableMember)),
+              pagination: ref(OffsetPagination),
+            },
+            { description: 'a page of members with their day' },
+          ),
           ...errors(400),
         },
       },
@@ -56,9 +67,10 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     {
       schema: {
         tags,
+        operationId: 'getTeamMember',
         summary: 'Read one team member',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
-        response: { 200: Type.Object({ success: Type.Literal(true), member: TeamMember }), ...errors(400, 404) },
+        response: { 200: Type.Object({ success: Type.Literal(true), member: ref(TeamMember) }, { description: 'the member' }), ...errors(400, 404) },
       },
     },
     async (req) => ({ success: true as const, member: await getMember(deps.db, req.auth!.organizationId, req.params.id, true) }),

@@ -11,8 +11,22 @@ export const AvailabilityQuery = Type.Object({
   assigned_to_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'restrict to one host: a member id (UUID; anything else is 400), alias assignedToId' })),
 });
 
-export const AvailabilityResponse = Type.Object({
-  success: Type.Literal(true),
-  slots: Type.Array(Type.Object({ start: DateTime, end: DateTime })),
-  totalSlots: Type.Integer(),
-});
+export const AvailabilityResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    slots: Type.Array(Type.Object({ start: DateTime, end: DateTime }), { description: 'in time order; `start` is what booking create accepts' }),
+    totalSlots: Type.Integer(),
+  },
+  {
+    $id: 'Availability',
+    description: 'Bookable slots of an event type.',
+    examples: [{
+      success: true,
+      slots: [
+        { start: '2026-12-01T09:00:00.000Z', end: '2026-12-01T09:30:00.000Z' },
+        { start: '2026-12-01T09:30:00.000Z', end: '2026-12-01T10:00:00.000Z' },
+      ],
+      totalSlots: 2,
+    }],
+  },
+);

@@ -1,6 +1,21 @@
 import { Type } from 'typebox';
 import { MAX_MEMBER_LIMIT } from '../../domain/members/list.ts';
-import { DateTime, Nullable } from './common.ts';
+import { DateTime, Nullable, ref } from './common.ts';
+
+export { OffsetPagination } from './common.ts';
+
+const MEMBER_EXAMPLE = {
+  object: 'team_member',
+  id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+  name: 'Grace Hopper',
+  email: 'grace@acme.example',
+  avatar_url: null,
+  role: 'MEMBER',
+  skills: ['enterprise', 'german'],
+  is_active: true,
+  timezone: 'Europe/Berlin',
+  team: { id: 'team_sales', name: 'Sales' },
+};
 
 export const TeamMember = Type.Object({
   object: Type.Literal('team_member'),
@@ -13,14 +28,7 @@ export const TeamMember = Type.Object({
   is_active: Type.Boolean(),
   timezone: Type.String({ description: 'IANA zone of the member\'s working hours' }),
   team: Type.Object({ id: Type.String(), name: Type.String() }),
-});
-
-export const OffsetPagination = Type.Object({
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  has_more: Type.Boolean(),
-});
+}, { $id: 'TeamMember', description: 'A member of a team who can host bookings.', examples: [MEMBER_EXAMPLE] });
 
 const paging = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_MEMBER_LIMIT, default: 50, description: `1..${MAX_MEMBER_LIMIT}` }),
@@ -41,11 +49,16 @@ export const AvailableQuery = Type.Object({
   ...paging,
 });
 
+const AVAILABILITY_EXAMPLE = { is_available: true, next_available_slot: null, booked_slots: 3, max_bookings_per_day: 8 };
+
 export const MemberAvailability = Type.Object({
   is_available: Type.Boolean(),
-  next_available_slot: Nullable(DateTime),
-  booked_slots: Type.Integer(),
+  next_available_slot: Nullable({ ...DateTime, description: 'for a fully booked member: the start of the next open slot' }),
+  booked_slots: Type.Integer({ description: 'active bookings starting on the date, in the member\'s zone' }),
   max_bookings_per_day: Type.Integer(),
-});
+}, { $id: 'MemberAvailability', examples: [AVAILABILITY_EXAMPLE] });
 
-export const AvailableMember = Type.Object({ ...TeamMember.properties, availability: MemberAvailability });
+export const AvailableMember = Type.Object(
+  { ...TeamMember.properties, availability: ref(MemberAvailability) },
+  { $id: 'AvailableMember', description: 'A team member and their day.', examples: [{ ...MEMBER_EXAMPLE, availability: AVAILABILITY_EXAMPLE }] },
+);

@@ -1,0 +1,95 @@
+import type { Named } from './common.ts';
+import { CalendarPagination, CursorPagination, ErrorCode, ErrorEnvelope, ErrorType, Health, OffsetPagination } from './common.ts';
+import { AvailabilityResponse } from './availability.ts';
+import {
+  AttendeeIn,
+  AttendeeOut,
+  Booking,
+  BookingEnvelope,
+  BookingList,
+  BookingStatus,
+  CancelBookingBody,
+  CreateBookingBody,
+  RescheduleBookingBody,
+  UpdateBookingBody,
+} from './booking.ts';
+import { Calendar, Provider, SyncStatus, UserCalendar } from './calendar.ts';
+import {
+  CreateEventTypeBody,
+  CustomField,
+  CustomFieldInput,
+  CustomFieldType,
+  EventType,
+  EventTypeDetail,
+  EventTypeFields,
+  FieldRule,
+  SchedulingType,
+  UpdateEventTypeBody,
+  Workload,
+  WorkloadInput,
+} from './event-type.ts';
+import { AvailableMember, MemberAvailability, TeamMember } from './member.ts';
+import {
+  CreateWebhookBody,
+  Delivery,
+  DeliveryPage,
+  Stats,
+  UpdateWebhookBody,
+  WEBHOOK_EVENTS,
+  Webhook,
+  WebhookEventName,
+  WebhookWithSecret,
+} from './webhook.ts';
+
+/**
+ * Every named schema, registered once with `app.addSchema` and the validators: they are the
+ * OpenAPI document's `components.schemas`, in this order.
+ */
+export const COMPONENTS: readonly Named[] = [
+  Booking,
+  BookingStatus,
+  AttendeeOut,
+  AttendeeIn,
+  CreateBookingBody,
+  UpdateBookingBody,
+  RescheduleBookingBody,
+  CancelBookingBody,
+  BookingEnvelope,
+  BookingList,
+  EventType,
+  EventTypeDetail,
+  SchedulingType,
+  Workload,
+  WorkloadInput,
+  CustomField,
+  CustomFieldType,
+  CustomFieldInput,
+  CreateEventTypeBody,
+  UpdateEventTypeBody,
+  FieldRule,
+  EventTypeFields,
+  AvailabilityResponse,
+  TeamMember,
+  AvailableMember,
+  MemberAvailability,
+  Calendar,
+  UserCalendar,
+  Provider,
+  SyncStatus,
+  Webhook,
+  WebhookWithSecret,
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  WebhookEventName,
+  Delivery,
+  DeliveryPage,
+  Stats,
+  ...Object.values(WEBHOOK_EVENTS),
+  ErrorEnvelope,
+  ErrorType,
+  ErrorCode,
+  CursorPagination,
+  OffsetPagination,
+  CalendarPagination,
+  Health,
+] as Named[];
