@@ -2,7 +2,6 @@ import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './deps.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './errors.ts';
@@ -15,6 +14,7 @@ import { installObservability } from './plugins/observability.ts';
 import { INFO, TAGS, documentRoute, finishDocument } from './openapi-docs.ts';
 import { COMPONENTS } from './schemas/components.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
+import { installReference } from './plugins/reference.ts';
 import { installRequestId, requestIdFor } from './plugins/request-id.ts';
 import { installBodyParsers, installValidation } from './plugins/validation.ts';
 import type { RateLimitStore } from './rate-limit-store.ts';
@@ -80,7 +80,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (doc) => ('openapiObject' in doc ? finishDocument(doc.openapiObject) : doc.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await installReference(app);
 
   await app.register(healthRoutes, { deps });
   await app.register(widgetRoutes);

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { INFO } from '../../src/http/openapi-docs.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let t: TestApp;
+before(async () => {
+  t = await startApp({ seed: null });
+});
+after(async () => t?.close());
+
+describe('GET /docs: the API reference page', () => {
+  it('redirects /docs to /docs/ and serves the page without a key, titled after the product', async () => {
+    const bare = await fetch(`${t.url}/docs`, { redirect: 'manual' });
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.get('location'), '/docs/');
+    const page = await t.request('GET', '/docs/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.text, new RegExp(`<title>${INFO.title} reference</title>`));
+    assert.doesNotMatch(page.text, /swagger/i);
+  });
+
+  it('loads nothing from another site: every script and style is local, fonts and telemetry are off', async () => {
+    const html = (await t.request('GET', '/docs/')).text;
+    const urls = [...html.matchAll(/<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!);
+    assert.ok(urls.length > 0, 'the page loads its script');
+    for (const url of urls) assert.doesNotMatch(url, /^(?:[a-z]+:)?\/\//i, `${url} is on another site`);
+    assert.doesNotMatch(html, /@import|url\(\s*["']?(?:https?:)?\/\//i);
+    assert.match(html, /"url": "\/v1\/openapi\.json"/);
+    assert.match(html, /"withDefaultFonts": false/);
+    assert.match(html, /"telemetry": false/);
+    const script = await fetch(new URL(urls.find((u) => u.endsWith('.js'))!, `${t.url}/docs/`));
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    assert.ok((await script.text()).length > 1_000_000, 'the whole reference bundle, served from the package');
+  });
+
+  it('renders the guide and the examples in a real browser, asking only this server for anything', async (ctx) => {
+    if (!fs.existsSync(CHROMIUM)) return ctx.skip(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH); CI installs it`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-page-'));
+    try {
+      const netLog = path.join(dir, 'net.json');
+      const { stdout: dom } = await promisify(execFile)(CHROMIUM, [
+        '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        `--user-data-dir=${dir}`, `--log-net-log=${netLog}`, '--window-size=1280,2000', '--virtual-time-budget=15000', '--dump-dom', `${t.url}/docs/`,
+      ], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+      for (const text of ['Keys and scopes', 'Webhook signatures', 'Create a booking', 'Ada Lovelace', 'bkg_5f0c2a9e41d7b3a08c6e1f24']) {
+        assert.ok(dom.includes(text), `the page shows "${text}"`);
+      }
+      const requested = new Set([...fs.readFileSync(netLog, 'utf8').matchAll(/"url":"(https?:\/\/[^"]+)"/g)].map((m) => m[1]!));
+      // Chromium's own services (updates, time, accounts) are the browser's, not the page's
+      const browsers = /^https?:\/\/[^/]*\b(?:google\.com|googleapis\.com|gvt1\.com|gstatic\.com)\//;
+      const elsewhere = [...requested].filter((u) => !u.startsWith(`${t.url}/`) && !browsers.test(u));
+      assert.deepEqual(elsewhere, [], 'the page asks no other site');
+      assert.ok(requested.has(`${t.url}/v1/openapi.json`), 'the page reads the document from this server');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
