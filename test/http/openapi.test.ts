@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
 import type { TestApp, TestResponse } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import type { Json } from '../helpers/openapi.ts';
+import { documentValidator } from '../helpers/openapi.ts';
 import { NOW, introBody } from './bookings-helpers.ts';
 import { ACCESS } from '../../src/http/access.ts';
 import { ERROR_CODES, ERROR_TYPES } from '../../src/domain/errors.ts';
 import { EVENT_TYPES } from '../../src/domain/events/record.ts';
 import { PLACEHOLDER } from '../../src/http/openapi-docs.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let t: TestApp;
 let doc: Json;
@@ -160,7 +158,7 @@ describe('the document for integrators', () => {
   });
 
   it('shows an example, valid against its schema, on every request body, success response and webhook payload', () => {
-    const ajv = validator();
+    const compile = documentValidator(doc);
     const media: [string, Json][] = [];
     for (const { route, op } of operations()) {
       for (const [type, m] of Object.entries((op.requestBody?.content ?? {}) as Json)) media.push([`${route} body ${type}`, m]);
@@ -173,36 +171,14 @@ describe('the document for integrators', () => {
     for (const [where, m] of media) {
       assert.ok(m.example !== undefined, `${where}: an example`);
       assert.ok(!JSON.stringify(m.example).includes(JSON.stringify(PLACEHOLDER)), `${where}: a real example, not "${PLACEHOLDER}": ${JSON.stringify(m.example)}`);
-      const check = ajv.compile(m.schema.$ref ? { $ref: `doc${m.schema.$ref}` } : inline(m.schema));
+      const check = compile(m.schema);
       assert.ok(check(m.example), `${where}: ${JSON.stringify(check.errors)}`);
     }
   });
 });
 
-/** Ajv over the document's schemas, objects closed (additionalProperties: false) unless they say otherwise. */
-function validator() {
-  const ajv = new Ajv2020({ strict: false, allErrors: false });
-  ((formats as unknown as { default?: (a: Ajv2020) => void }).default ?? (formats as unknown as (a: Ajv2020) => void))(ajv);
-  ajv.addSchema({ $id: 'doc', components: close(structuredClone(doc.components)) });
-  return ajv;
-}
-
-function inline(schema: Json): Json {
-  return JSON.parse(JSON.stringify(close(structuredClone(schema))).replaceAll('"#/components/', '"doc#/components/'));
-}
-
-function close(node: unknown): any { // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (Array.isArray(node)) return node.map(close);
-  if (!node || typeof node !== 'object') return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'example' ? v : close(v);
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
 describe('real answers match the document', () => {
-  let shared: Ajv2020 | undefined;
-  const ajv = () => (shared ??= validator());
+  let compile: ReturnType<typeof documentValidator> | undefined;
   const seen: string[] = [];
 
   /** Validates a response against the document's schema for its operation and status. */
@@ -212,7 +188,7 @@ describe('real answers match the document', () => {
     const documented = op.responses[String(res.status)];
     assert.ok(documented, `${method} ${template}: status ${res.status} is documented (${res.text.slice(0, 200)})`);
     const schema = documented.content['application/json'].schema;
-    const check = ajv().compile(schema.$ref ? { $ref: `doc${schema.$ref}` } : inline(schema));
+    const check = (compile ??= documentValidator(doc))(schema);
     assert.ok(check(res.body), `${method} ${template} ${res.status}: ${JSON.stringify(check.errors)}\n${res.text.slice(0, 500)}`);
     seen.push(`${method} ${template} ${res.status}`);
     return res;

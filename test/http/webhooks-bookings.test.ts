@@ -4,6 +4,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS } from '../helpers/fixtures.ts';
 import type { HttpsReceiver } from '../helpers/https-receiver.ts';
+import { documentValidator } from '../helpers/openapi.ts';
 import { startHttpsReceiver } from '../helpers/https-receiver.ts';
 import { until, verifyDelivery } from '../helpers/webhook-events.ts';
 import { introBody, slots, waitForStatusChange } from './bookings-helpers.ts';
@@ -97,5 +98,16 @@ describe('each of the seven events from real booking operations, verified with s
     const seen = new Set(received().map((p) => p.event));
     assert.deepEqual([...seen].sort(), ['ASSIGNMENT_CHANGED', 'BOOKING_CANCELLED', 'BOOKING_COMPLETED', 'BOOKING_CREATED', 'BOOKING_NO_SHOW', 'BOOKING_RESCHEDULED', 'BOOKING_UPDATED']);
     assert.ok(received().every((p) => p.webhook_id && !Number.isNaN(Date.parse(p.timestamp))));
+  });
+
+  it('match the payload schema the OpenAPI document gives each event name', async () => {
+    const doc = (await t.request('GET', '/v1/openapi.json')).body;
+    const compile = documentValidator(doc);
+    const payloads = received();
+    assert.ok(payloads.length >= 7);
+    for (const p of payloads) {
+      const check = compile(doc.webhooks[p.event].post.requestBody.content['application/json'].schema);
+      assert.ok(check(p), `${p.event}: ${JSON.stringify(check.errors)}`);
+    }
   });
 });
