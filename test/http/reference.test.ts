@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
+import { skipBecause } from '../helpers/components.ts';
 import { INFO } from '../../src/http/openapi-docs.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -45,7 +46,7 @@ describe('GET /docs: the API reference page', () => {
   });
 
   it('renders the guide and the examples in a real browser, asking only this server for anything', async (ctx) => {
-    if (!fs.existsSync(CHROMIUM)) return ctx.skip(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH); CI installs it`);
+    if (!fs.existsSync(CHROMIUM)) return ctx.skip(skipBecause(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-page-'));
     try {
       const netLog = path.join(dir, 'net.json');
