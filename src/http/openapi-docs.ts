@@ -68,12 +68,19 @@ const IDEMPOTENCY_KEY = {
 };
 
 const header = (description: string, type = 'string') => ({ description, schema: { type } });
-const ALWAYS = { 'X-Request-Id': header('the request id: a valid one the client sent, else a new UUID'), Vary: header('Origin') };
-const RATE = {
+/** Response headers, defined once under components.headers and referenced by every response. */
+const HEADERS = {
+  'X-Request-Id': header('the request id: a valid one the client sent, else a new UUID'),
+  Vary: header('Origin'),
   'X-RateLimit-Limit': header('requests allowed per minute for this key', 'integer'),
   'X-RateLimit-Remaining': header('requests left in the current minute', 'integer'),
   'X-RateLimit-Reset': header('Unix time (seconds) when the window resets', 'integer'),
+  'Retry-After': header('seconds to wait', 'integer'),
+  'Idempotent-Replayed': header('"true" on a replay of a stored answer'),
 };
+const use = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const ALWAYS = use('X-Request-Id', 'Vary');
+const RATE = use('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
 
 type Media = { schema?: Json; example?: unknown; examples?: unknown };
 type Json = Record<string, unknown>;
@@ -83,12 +90,17 @@ type Operation = {
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, Media> }>;
   security?: unknown[];
 };
-type Document = { paths?: object; components?: { schemas?: Record<string, Json> }; webhooks?: Record<string, unknown> };
+type Document = {
+  paths?: object;
+  components?: { schemas?: Record<string, Json>; headers?: Json; parameters?: Json };
+  webhooks?: Record<string, unknown>;
+};
 
 /** transformObject: what belongs to every operation (headers, examples) and the webhooks section. */
 export function finishDocument<T extends object>(input: T): T {
   const doc = input as Document;
   const schemas = doc.components?.schemas ?? {};
+  doc.components = { ...doc.components, headers: HEADERS, parameters: { IdempotencyKey: IDEMPOTENCY_KEY } };
   for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation | undefined>[]) {
     for (const [method, op] of Object.entries(item)) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
@@ -96,18 +108,22 @@ export function finishDocument<T extends object>(input: T): T {
       // a query parameter with a default may be left out
       for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
       if (method === 'post' || method === 'delete') {
-        op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY];
+        op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' } as never];
         if (method === 'delete' && op.requestBody) op.requestBody.required = false;
       }
       for (const media of Object.values(op.requestBody?.content ?? {})) addExample(media, () => exampleOf(media.schema, schemas));
       for (const [status, res] of Object.entries(op.responses)) {
         res.headers = { ...ALWAYS, ...(keyed ? RATE : {}), ...(res.headers ?? {}) };
-        if (status === '429') res.headers['Retry-After'] = header('seconds to wait', 'integer');
-        if (status === '200' && (method === 'post' || method === 'delete')) {
-          res.headers['Idempotent-Replayed'] = header('"true" on a replay of a stored answer');
-        }
+        if (status === '429') Object.assign(res.headers, use('Retry-After'));
+        const replayable = status === '200' && (method === 'post' || method === 'delete');
+        if (replayable) Object.assign(res.headers, use('Idempotent-Replayed'));
         for (const media of Object.values(res.content ?? {})) {
-          addExample(media, () => (Number(status) >= 400 && isError(media.schema) ? errorExample(Number(status), res.description) : exampleOf(media.schema, schemas)));
+          addExample(media, () => {
+            if (Number(status) >= 400 && isError(media.schema)) return errorExample(Number(status), res.description);
+            const example = exampleOf(media.schema, schemas);
+            // a create's 200 is the replay of its 201: show the flag a replay carries
+            return replayable && op.responses!['201'] && hasProperty(media.schema, 'idempotent_replay', schemas) ? { ...(example as Json), idempotent_replay: true } : example;
+          });
         }
       }
     }
@@ -121,6 +137,11 @@ function addExample(media: Media, make: () => unknown): void {
 }
 
 const isError = (schema: Json | undefined) => schema?.$ref === '#/components/schemas/Error';
+
+function hasProperty(schema: Json | undefined, name: string, components: Record<string, Json>): boolean {
+  const resolved = typeof schema?.$ref === 'string' ? components[schema.$ref.replace('#/components/schemas/', '')] : schema;
+  return Boolean((resolved?.properties as Json | undefined)?.[name]);
+}
 
 /** Fallbacks for leaves without an example of their own; the document test finds none left. */
 export const PLACEHOLDER = 'string';

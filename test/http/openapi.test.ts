@@ -47,14 +47,17 @@ describe('GET /v1/openapi.json', () => {
   it('lists the Idempotency-Key header on every POST and DELETE (decisions §4), and on no GET', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     let keyed = 0;
-    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>)) {
+    type Parameter = { in: string; name: string; $ref?: string };
+    // a parameter is written in place or referenced from components.parameters
+    const resolve = (x: Parameter): Parameter => (x.$ref ? doc.components.parameters[x.$ref.replace('#/components/parameters/', '')] : x);
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Parameter[] }>>)) {
       for (const [method, op] of Object.entries(item)) {
-        const has = (op.parameters ?? []).some((x) => x.in === 'header' && x.name === 'Idempotency-Key');
+        const has = (op.parameters ?? []).map(resolve).some((x) => x.in === 'header' && x.name === 'Idempotency-Key');
         assert.equal(has, method === 'post' || method === 'delete', `${method} ${p}`);
         if (has) keyed++;
       }
     }
-    assert.ok(doc.paths['/v1/bookings'].post.parameters.some((x: { name: string }) => x.name === 'Idempotency-Key'));
+    assert.ok(doc.paths['/v1/bookings'].post.parameters.map(resolve).some((x: Parameter) => x.name === 'Idempotency-Key'));
     assert.ok(keyed >= 10, `${keyed} keyed operations`);
   });
 
