@@ -122,7 +122,8 @@ export function finishDocument<T extends object>(input: T): T {
             if (Number(status) >= 400 && isError(media.schema)) return errorExample(Number(status), res.description);
             const example = exampleOf(media.schema, schemas);
             // a create's 200 is the replay of its 201: show the flag a replay carries
-            return replayable && op.responses!['201'] && hasProperty(media.schema, 'idempotent_replay', schemas) ? { ...(example as Json), idempotent_replay: true } : example;
+            const replay = replayable && op.responses!['201'] && hasProperty(media.schema, 'idempotent_replay', schemas);
+            return replay ? { ...(example as Json), idempotent_replay: true } : example;
           });
         }
       }
@@ -161,7 +162,9 @@ export function exampleOf(schema: Json | undefined, components: Record<string, J
   if (!schema || depth > 12) return null;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (schema.example !== undefined) return schema.example;
-  if (typeof schema.$ref === 'string') return exampleOf(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
+  if (typeof schema.$ref === 'string') {
+    return exampleOf(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
+  }
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
@@ -220,7 +223,11 @@ function errorExample(status: number, description = ''): unknown {
 }
 
 const SIGNATURE_HEADERS = [
-  { name: 'webhook-id', description: 'the message id: the same on every retry of this event to this webhook (deduplicate on it)', example: 'msg_5e6f708192a3b4c5d6e7f809' },
+  {
+    name: 'webhook-id',
+    description: 'the message id: the same on every retry of this event to this webhook (deduplicate on it)',
+    example: 'msg_5e6f708192a3b4c5d6e7f809',
+  },
   { name: 'webhook-timestamp', description: 'Unix time (seconds) of this attempt; refuse one far from your clock', example: '1795615392' },
   {
     name: 'webhook-signature',

@@ -27,6 +27,7 @@ function close(node: unknown): any { // eslint-disable-line @typescript-eslint/n
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'example' ? v : close(v);
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = false;
+  const open = out.additionalProperties !== undefined || out.patternProperties !== undefined;
+  if (out.type === 'object' && out.properties && !open) out.additionalProperties = false;
   return out;
 }

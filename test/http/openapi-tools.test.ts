@@ -18,11 +18,19 @@ import { startApp } from '../helpers/app.ts';
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 // no telemetry, no update checks: the tools run offline
-const ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1', NO_UPDATE_NOTIFIER: '1', CI: 'true' };
+const ENV = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  DO_NOT_TRACK: '1',
+  NO_UPDATE_NOTIFIER: '1',
+  CI: 'true',
+};
 
 /** The JavaScript file of a package's command, run with this Node (not whatever `node` is on PATH). */
 function bin(pkg: string, name: string): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  const file = path.join(ROOT, 'node_modules', pkg, 'package.json');
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as { bin: string | Record<string, string> };
   const rel = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[name];
   assert.ok(rel, `${pkg} has a ${name} command`);
   return path.join(ROOT, 'node_modules', pkg, rel);
@@ -30,7 +38,8 @@ function bin(pkg: string, name: string): string {
 
 async function tool(pkg: string, name: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin(pkg, name), ...args], { cwd, env: ENV, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+    const options = { cwd, env: ENV, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 };
+    const { stdout, stderr } = await run(process.execPath, [bin(pkg, name), ...args], options);
     return { stdout, stderr, code: 0 };
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; code?: number };
@@ -88,7 +97,11 @@ import type { Booking, ErrorCode } from './api';
 export const status: Booking['status'] = 'NO_SHOW';
 export const code: ErrorCode = 'terminal_state';
 export async function flow(): Promise<void> {
-  const created = await createBooking({ event_type_id: 'et_1', requested_time: '2026-12-01T09:00:00Z', attendee: { name: 'Ada', email: 'ada@example.com' } });
+  const created = await createBooking({
+    event_type_id: 'et_1',
+    requested_time: '2026-12-01T09:00:00Z',
+    attendee: { name: 'Ada', email: 'ada@example.com' },
+  });
   if (created.status === 201) await rescheduleBooking(created.data.booking.id, { start_time: '2026-12-02T09:00:00Z' });
 }
 `,
@@ -113,7 +126,8 @@ after(async () => {
 describe('the OpenAPI document through the ecosystem\'s tools', () => {
   it('Redocly CLI (recommended): 0 errors, 0 warnings', async () => {
     const res = await tool('@redocly/cli', 'redocly', ['lint', spec, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'], dir);
-    const report = JSON.parse(res.stdout.slice(res.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    type Report = { totals: { errors: number; warnings: number }; problems: unknown[] };
+    const report = JSON.parse(res.stdout.slice(res.stdout.indexOf('{'))) as Report;
     assert.deepEqual(
       { errors: report.totals.errors, warnings: report.totals.warnings },
       { errors: 0, warnings: 0 },
@@ -123,7 +137,8 @@ describe('the OpenAPI document through the ecosystem\'s tools', () => {
 
   it('Spectral (spectral:oas): 0 errors, 0 warnings', async () => {
     const out = path.join(dir, 'spectral.json');
-    const res = await tool('@stoplight/spectral-cli', 'spectral', ['lint', spec, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--output', out, '--quiet'], dir);
+    const args = ['lint', spec, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--output', out, '--quiet'];
+    const res = await tool('@stoplight/spectral-cli', 'spectral', args, dir);
     assert.ok(fs.existsSync(out), res.stderr);
     const results = JSON.parse(fs.readFileSync(out, 'utf8')) as { code: string; message: string; path: string[] }[];
     assert.deepEqual(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`), []);
@@ -131,11 +146,12 @@ describe('the OpenAPI document through the ecosystem\'s tools', () => {
 
   it('openapi-typescript, @hey-api/openapi-ts and orval generate clients that compile under tsc --strict', async () => {
     const out = (name: string) => path.join(dir, name.replace(/[@/]/g, '_'));
-    const generators: [string, Promise<{ stdout: string; stderr: string; code: number }>][] = [
-      ['openapi-typescript', tool('openapi-typescript', 'openapi-typescript', [spec, '--output', path.join(out('openapi-typescript'), 'schema.ts')], dir)],
-      ['@hey-api/openapi-ts', tool('@hey-api/openapi-ts', 'openapi-ts', ['--input', spec, '--output', out('@hey-api/openapi-ts')], dir)],
-      ['orval', tool('orval', 'orval', ['--input', spec, '--output', path.join(out('orval'), 'api.ts'), '--client', 'fetch'], dir)],
-    ];
+    const args: Record<string, [string, string, string[]]> = {
+      'openapi-typescript': ['openapi-typescript', 'openapi-typescript', [spec, '-o', path.join(out('openapi-typescript'), 'schema.ts')]],
+      '@hey-api/openapi-ts': ['@hey-api/openapi-ts', 'openapi-ts', ['--input', spec, '--output', out('@hey-api/openapi-ts')]],
+      orval: ['orval', 'orval', ['--input', spec, '--output', path.join(out('orval'), 'api.ts'), '--client', 'fetch']],
+    };
+    const generators = Object.entries(args).map(([name, [pkg, command, argv]]) => [name, tool(pkg, command, argv, dir)] as const);
     // generate and type-check the three in parallel: each tsc takes a few seconds
     const results = await Promise.all(generators.map(async ([name, generated]) => {
       const gen = await generated;

@@ -95,12 +95,14 @@ describe('GET /v1/openapi.json', () => {
 });
 
 const operations = () =>
-  Object.entries(doc.paths as Json).flatMap(([p, item]) => Object.entries(item as Json).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op: op as Json })));
+  Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+    Object.entries(item as Json).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op: op as Json })));
 
 describe('the document for integrators', () => {
   it('names every operation (unique operationIds), summarises, describes and tags it with a declared tag', () => {
     const ops = operations();
-    assert.equal(ops.length, Object.values(ACCESS).filter((a) => a.kind !== 'public').length + 2, 'every keyed route, /healthz and /readyz');
+    const keyed = Object.values(ACCESS).filter((a) => a.kind !== 'public').length;
+    assert.equal(ops.length, keyed + 2, 'every keyed route, /healthz and /readyz');
     const ids = ops.map(({ op }) => op.operationId);
     assert.equal(new Set(ids).size, ids.length, ids.join(' '));
     const tags = new Map((doc.tags as { name: string; description: string }[]).map((tag) => [tag.name, tag.description]));
@@ -135,12 +137,14 @@ describe('the document for integrators', () => {
     const text = JSON.stringify(doc.paths);
     assert.ok((text.match(/"\$ref"/g) ?? []).length > 100, 'paths use $ref');
     assert.ok(!text.includes('"$id"'), 'no schema is inlined with its $id');
-    assert.equal(doc.paths['/v1/bookings/{id}'].get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/BookingResponse');
+    const read = doc.paths['/v1/bookings/{id}'].get.responses['200'].content['application/json'];
+    assert.equal(read.schema.$ref, '#/components/schemas/BookingResponse');
     assert.equal(doc.components.schemas.BookingResponse.properties.booking.$ref, '#/components/schemas/Booking');
     assert.deepEqual(doc.components.schemas.ErrorCode.enum, [...ERROR_CODES]);
     assert.deepEqual(doc.components.schemas.ErrorType.enum, [...ERROR_TYPES]);
     assert.equal(doc.components.schemas.Error.properties.error.properties.code.$ref, '#/components/schemas/ErrorCode');
-    for (const heading of ['Keys and scopes', 'Test and live mode', 'Idempotency', 'Errors', 'Pagination', 'Rate limits', 'Webhook signatures']) {
+    const headings = ['Keys and scopes', 'Test and live mode', 'Idempotency', 'Errors', 'Pagination', 'Rate limits', 'Webhook signatures'];
+    for (const heading of headings) {
       assert.ok(doc.info.description.includes(`## ${heading}`), heading);
     }
     assert.ok(doc.info.license?.name && doc.info.contact?.name);
@@ -153,7 +157,8 @@ describe('the document for integrators', () => {
       const payload = doc.components.schemas[ref.replace('#/components/schemas/', '')];
       assert.deepEqual(payload.properties.event.enum ?? [payload.properties.event.const], [name], name);
       assert.equal(payload.properties.data.$ref, '#/components/schemas/Booking');
-      assert.deepEqual(doc.webhooks[name].post.parameters.map((p: { name: string }) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      const headers = doc.webhooks[name].post.parameters.map((p: { name: string }) => p.name);
+      assert.deepEqual(headers, ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     }
     assert.deepEqual(doc.components.schemas.WebhookEventName.enum, [...EVENT_TYPES]);
     assert.equal(doc.components.schemas.Webhook.properties.events.items.$ref, '#/components/schemas/WebhookEventName');
@@ -169,11 +174,14 @@ describe('the document for integrators', () => {
         for (const [type, m] of Object.entries((res.content ?? {}) as Json)) media.push([`${route} ${status} ${type}`, m]);
       }
     }
-    for (const [name, hook] of Object.entries(doc.webhooks as Json)) media.push([`webhook ${name}`, hook.post.requestBody.content['application/json']]);
+    for (const [name, hook] of Object.entries(doc.webhooks as Json)) {
+      media.push([`webhook ${name}`, hook.post.requestBody.content['application/json']]);
+    }
     assert.ok(media.length > 250, `${media.length} media`);
     for (const [where, m] of media) {
       assert.ok(m.example !== undefined, `${where}: an example`);
-      assert.ok(!JSON.stringify(m.example).includes(JSON.stringify(PLACEHOLDER)), `${where}: a real example, not "${PLACEHOLDER}": ${JSON.stringify(m.example)}`);
+      const text = JSON.stringify(m.example);
+      assert.ok(!text.includes(JSON.stringify(PLACEHOLDER)), `${where}: a real example, not "${PLACEHOLDER}": ${text}`);
       const check = compile(m.schema);
       assert.ok(check(m.example), `${where}: ${JSON.stringify(check.errors)}`);
     }
@@ -196,12 +204,14 @@ describe('real answers match the document', () => {
     seen.push(`${method} ${template} ${res.status}`);
     return res;
   }
-  const call = async (method: string, template: string, url: string, opts: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) =>
+  type Options = { key?: string | null; body?: unknown; headers?: Record<string, string> };
+  const call = async (method: string, template: string, url: string, opts: Options = {}) =>
     conforms(await t.request(method, url, { key: KEYS.secret, ...opts }), method, template);
 
   it('for bookings, event types, members, calendars, webhooks, probes and errors', async () => {
     const day = NOW.toISOString().slice(0, 10);
-    const availability = await call('GET', '/v1/availability', `/v1/availability?event_type_id=et_intro_call&start_date=${day}&end_date=${day}`);
+    const query = `event_type_id=et_intro_call&start_date=${day}&end_date=${day}`;
+    const availability = await call('GET', '/v1/availability', `/v1/availability?${query}`);
     const [first, second] = availability.body.slots as { start: string }[];
     assert.ok(first && second, 'two free slots');
     const body = introBody(first.start);
@@ -214,7 +224,9 @@ describe('real answers match the document', () => {
     await call('GET', '/v1/bookings', '/v1/bookings?limit=1');
     await call('PATCH', '/v1/bookings/{id}', `/v1/bookings/${id}`, { body: { attendee: { name: 'Ada King' } } });
     // no worker runs here, so the booking stays DRAFT: a reschedule is 409, a cancel is fine
-    const moved = await call('POST', '/v1/bookings/{id}/reschedule', `/v1/bookings/${id}/reschedule`, { body: { start_time: second.start } });
+    const moved = await call('POST', '/v1/bookings/{id}/reschedule', `/v1/bookings/${id}/reschedule`, {
+      body: { start_time: second.start },
+    });
     assert.equal(moved.status, 409, moved.text);
     await call('DELETE', '/v1/bookings/{id}', `/v1/bookings/${id}`, { body: { reason: 'no longer needed' } });
     await call('POST', '/v1/bookings/{id}/confirm', `/v1/bookings/${id}/confirm`); // cancelled: 409
@@ -229,7 +241,9 @@ describe('real answers match the document', () => {
     await call('GET', '/v1/calendars/{userId}', `/v1/calendars/${MEMBERS.amara}`);
     await call('GET', '/v1/freebusy/{userId}', `/v1/freebusy/${MEMBERS.amara}?start=${day}T00:00:00Z&end=${day}T12:00:00Z`, { key: null });
 
-    const hook = await call('POST', '/v1/webhooks', '/v1/webhooks', { body: { url: 'https://127.0.0.1:9/hooks', events: ['BOOKING_CREATED'] } });
+    const hook = await call('POST', '/v1/webhooks', '/v1/webhooks', {
+      body: { url: 'https://127.0.0.1:9/hooks', events: ['BOOKING_CREATED'] },
+    });
     const hookId: string = hook.body.webhook.id;
     await call('GET', '/v1/webhooks', '/v1/webhooks');
     await call('PATCH', '/v1/webhooks/{id}', `/v1/webhooks/${hookId}`, { body: { description: 'CRM' } });

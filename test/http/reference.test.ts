@@ -52,7 +52,8 @@ describe('GET /docs: the API reference page', () => {
       const netLog = path.join(dir, 'net.json');
       const { stdout: dom } = await promisify(execFile)(CHROMIUM, [
         '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        `--user-data-dir=${dir}`, `--log-net-log=${netLog}`, '--window-size=1280,2000', '--virtual-time-budget=15000', '--dump-dom', `${t.url}/docs/`,
+        `--user-data-dir=${dir}`, `--log-net-log=${netLog}`, '--window-size=1280,2000', '--virtual-time-budget=15000',
+        '--dump-dom', `${t.url}/docs/`,
       ], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
       for (const text of ['Keys and scopes', 'Webhook signatures', 'Create a booking', 'Ada Lovelace', 'bkg_5f0c2a9e41d7b3a08c6e1f24']) {
         assert.ok(dom.includes(text), `the page shows "${text}"`);

@@ -95,7 +95,13 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   app.get(
     '/bookings/external/:externalId',
     {
-      schema: { tags, operationId: 'getBookingByExternalId', summary: 'Read a booking by its external_id', params: ExternalParam, response: one('the booking', 404) },
+      schema: {
+        tags,
+        operationId: 'getBookingByExternalId',
+        summary: 'Read a booking by its external_id',
+        params: ExternalParam,
+        response: one('the booking', 404),
+      },
     },
     async (req) => envelope(await getBookingByExternalId(deps.db, caller(req.auth), req.params.externalId)),
   );

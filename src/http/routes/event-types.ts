@@ -44,7 +44,10 @@ export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
         operationId: 'getEventType',
         summary: 'Read an event type with its custom fields',
         params: IdParam,
-        response: { 200: Type.Object({ success: Type.Literal(true), event_type: ref(EventTypeDetail) }, { description: 'the event type' }), ...errors(404) },
+        response: {
+          200: Type.Object({ success: Type.Literal(true), event_type: ref(EventTypeDetail) }, { description: 'the event type' }),
+          ...errors(404),
+        },
       },
     },
     async (req) => ({ success: true as const, event_type: await getEventType(deps.db, req.auth!.organizationId, req.params.id) }),
@@ -122,7 +125,10 @@ export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
         params: IdParam,
         response: {
           200: Type.Object(
-            { success: Type.Literal(true), event_type: Type.Object({ id: Type.String({ examples: ['et_8d1e4b7a92c3f0a15e6d'] }), deleted_at: DateTime }) },
+            {
+              success: Type.Literal(true),
+              event_type: Type.Object({ id: Type.String({ examples: ['et_8d1e4b7a92c3f0a15e6d'] }), deleted_at: DateTime }),
+            },
             { description: 'the event type is deleted' },
           ),
           ...errors(404, 422),

@@ -70,7 +70,10 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
         operationId: 'getTeamMember',
         summary: 'Read one team member',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
-        response: { 200: Type.Object({ success: Type.Literal(true), member: ref(TeamMember) }, { description: 'the member' }), ...errors(400, 404) },
+        response: {
+          200: Type.Object({ success: Type.Literal(true), member: ref(TeamMember) }, { description: 'the member' }),
+          ...errors(400, 404),
+        },
       },
     },
     async (req) => ({ success: true as const, member: await getMember(deps.db, req.auth!.organizationId, req.params.id, true) }),

@@ -31,7 +31,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
       tags, operationId: 'createWebhook', summary: 'Create a webhook subscription; the answer shows its signing secret once',
       body: ref(CreateWebhookBody),
       response: {
-        201: Type.Object({ success: Type.Literal(true), webhook: ref(WebhookWithSecret) }, { description: 'the new webhook, with its secret' }),
+        201: Type.Object(
+          { success: Type.Literal(true), webhook: ref(WebhookWithSecret) },
+          { description: 'the new webhook, with its secret' },
+        ),
         ...errors(400, 422),
       },
     },
@@ -44,21 +47,31 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   app.get('/webhooks', {
     schema: {
       tags, operationId: 'listWebhooks', summary: 'List the webhooks of this organization and mode',
-      response: { 200: Type.Object({ success: Type.Literal(true), webhooks: Type.Array(ref(Webhook)) }, { description: 'every webhook' }), ...errors() },
+      response: {
+        200: Type.Object({ success: Type.Literal(true), webhooks: Type.Array(ref(Webhook)) }, { description: 'every webhook' }),
+        ...errors(),
+      },
     },
   }, async (req) => ({ success: true as const, webhooks: await listWebhooks(deps.db, scopeOf(req.auth!)) }));
 
   app.get('/webhooks/:id', {
     schema: {
       tags, operationId: 'getWebhook', summary: 'Read a webhook (never its secret)', params: IdParam,
-      response: { 200: Type.Object({ success: Type.Literal(true), webhook: ref(Webhook) }, { description: 'the webhook' }), ...errors(404) },
+      response: {
+        200: Type.Object({ success: Type.Literal(true), webhook: ref(Webhook) }, { description: 'the webhook' }),
+        ...errors(404),
+      },
     },
   }, async (req) => ({ success: true as const, webhook: await getWebhook(deps.db, scopeOf(req.auth!), req.params.id) }));
 
   app.patch('/webhooks/:id', {
     schema: {
-      tags, operationId: 'updateWebhook', summary: 'Update a webhook; {is_active: true} re-enables it', params: IdParam, body: ref(UpdateWebhookBody),
-      response: { 200: Type.Object({ success: Type.Literal(true), webhook: ref(Webhook) }, { description: 'the updated webhook' }), ...errors(400, 404) },
+      tags, operationId: 'updateWebhook', summary: 'Update a webhook; {is_active: true} re-enables it',
+      params: IdParam, body: ref(UpdateWebhookBody),
+      response: {
+        200: Type.Object({ success: Type.Literal(true), webhook: ref(Webhook) }, { description: 'the updated webhook' }),
+        ...errors(400, 404),
+      },
     },
     preValidation: strictBody(UpdateWebhookBody),
   }, async (req) => ({ success: true as const, webhook: await updateWebhook(deps.db, scopeOf(req.auth!), req.params.id, req.body, deps.config, deps.now()) }));
@@ -81,7 +94,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
 
   app.post('/webhooks/:id/test', {
     schema: {
-      tags, operationId: 'testWebhook', summary: 'Queue a BOOKING_CREATED test delivery with sample data (1 per minute per webhook)', params: IdParam,
+      tags, operationId: 'testWebhook', summary: 'Queue a BOOKING_CREATED test delivery with sample data (1 per minute per webhook)',
+      params: IdParam,
       response: {
         200: Type.Object({
           success: Type.Literal(true),
@@ -102,7 +116,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
 
   app.post('/webhooks/:id/rotate-secret', {
     schema: {
-      tags, operationId: 'rotateWebhookSecret', summary: 'Replace the signing secret; the new one is shown once and signs every later attempt',
+      tags, operationId: 'rotateWebhookSecret',
+      summary: 'Replace the signing secret; the new one is shown once and signs every later attempt',
       params: IdParam,
       response: {
         200: Type.Object(
@@ -110,7 +125,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
             success: Type.Literal(true),
             webhook: Type.Object({
               id: Type.String({ examples: [WEBHOOK_ID] }),
-              secret: Type.String({ description: 'the new whsec_ secret, shown only here', examples: ['whsec_3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='] }),
+              secret: Type.String({
+                description: 'the new whsec_ secret, shown only here',
+                examples: ['whsec_3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='],
+              }),
               rotated_at: DateTime,
             }),
           },
@@ -123,7 +141,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
 
   app.get('/webhooks/:id/deliveries', {
     schema: {
-      tags, operationId: 'listWebhookDeliveries', summary: 'Delivery history: one record per attempt, newest first', params: IdParam, querystring: DeliveriesQuery,
+      tags, operationId: 'listWebhookDeliveries', summary: 'Delivery history: one record per attempt, newest first',
+      params: IdParam, querystring: DeliveriesQuery,
       response: {
         200: ref(DeliveryPage, { description: 'a page of delivery attempts' }),
         ...errors(400, 404),

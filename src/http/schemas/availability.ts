@@ -14,7 +14,9 @@ export const AvailabilityQuery = Type.Object({
 export const AvailabilityResponse = Type.Object(
   {
     success: Type.Literal(true),
-    slots: Type.Array(Type.Object({ start: DateTime, end: DateTime }), { description: 'in time order; `start` is what booking create accepts' }),
+    slots: Type.Array(Type.Object({ start: DateTime, end: DateTime }), {
+      description: 'in time order; `start` is what booking create accepts',
+    }),
     totalSlots: Type.Integer(),
   },
   {

@@ -7,7 +7,8 @@ export { CalendarPagination } from './common.ts';
 export const Provider = StringEnum(['GOOGLE', 'MICROSOFT', 'APPLE'], { $id: 'CalendarProvider' });
 export const SyncStatus = StringEnum(['PENDING', 'SYNCING', 'SUCCESS', 'ERROR', 'NEEDS_REAUTH'], {
   $id: 'CalendarSyncStatus',
-  description: 'PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync\'s outcome; NEEDS_REAUTH: the user must reconnect.',
+  description:
+    'PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync\'s outcome; NEEDS_REAUTH: the user must reconnect.',
 });
 
 const CALENDAR_EXAMPLE = {

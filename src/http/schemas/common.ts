@@ -94,7 +94,11 @@ export const CursorPagination = Type.Object(
     next_cursor: Nullable(Type.String({ description: 'pass as `cursor` to read the next page' })),
     has_more: Type.Boolean(),
   },
-  { $id: 'CursorPagination', description: 'Cursor pages (bookings).', examples: [{ next_cursor: 'eyJ0IjoiMjAyNi0xMi0wMVQwOTowMDowMFoifQ', has_more: true }] },
+  {
+    $id: 'CursorPagination',
+    description: 'Cursor pages (bookings).',
+    examples: [{ next_cursor: 'eyJ0IjoiMjAyNi0xMi0wMVQwOTowMDowMFoifQ', has_more: true }],
+  },
 );
 
 export const OffsetPagination = Type.Object(
@@ -104,12 +108,20 @@ export const OffsetPagination = Type.Object(
     offset: Type.Integer(),
     has_more: Type.Boolean(),
   },
-  { $id: 'OffsetPagination', description: 'Offset pages (team members, deliveries).', examples: [{ total: 12, limit: 50, offset: 0, has_more: false }] },
+  {
+    $id: 'OffsetPagination',
+    description: 'Offset pages (team members, deliveries).',
+    examples: [{ total: 12, limit: 50, offset: 0, has_more: false }],
+  },
 );
 
 export const CalendarPagination = Type.Object(
   { total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean() },
-  { $id: 'CalendarPagination', description: 'Offset pages of calendars, in camelCase like the calendar resource.', examples: [{ total: 3, limit: 50, offset: 0, hasMore: false }] },
+  {
+    $id: 'CalendarPagination',
+    description: 'Offset pages of calendars, in camelCase like the calendar resource.',
+    examples: [{ total: 3, limit: 50, offset: 0, hasMore: false }],
+  },
 );
 
 // Successful bodies carry success: true like every other answer (api-spec intro).

@@ -96,7 +96,11 @@ export const EventType = Type.Object({
 
 export const EventTypeDetail = Type.Object(
   { ...EventType.properties, custom_fields: Type.Array(ref(CustomField), { description: 'in display order' }) },
-  { $id: 'EventTypeDetail', description: 'An event type with its custom fields.', examples: [{ ...EVENT_TYPE_EXAMPLE, custom_fields: [CUSTOM_FIELD_EXAMPLE] }] },
+  {
+    $id: 'EventTypeDetail',
+    description: 'An event type with its custom fields.',
+    examples: [{ ...EVENT_TYPE_EXAMPLE, custom_fields: [CUSTOM_FIELD_EXAMPLE] }],
+  },
 );
 
 const minutes = (bounds: { minimum: number; maximum: number }, description: string) =>
@@ -148,7 +152,9 @@ const optionalFields = {
       }),
     ),
   ),
-  custom_fields: Type.Optional(Type.Array(ref(CustomFieldInput), { maxItems: L.customFields, description: 'in display order; replaces the list' })),
+  custom_fields: Type.Optional(
+    Type.Array(ref(CustomFieldInput), { maxItems: L.customFields, description: 'in display order; replaces the list' }),
+  ),
 };
 
 export const CreateEventTypeBody = Type.Object({
@@ -179,6 +185,16 @@ export const UpdateEventTypeBody = Type.Object({
   ...optionalFields,
 }, { $id: 'UpdateEventTypeRequest', examples: [{ duration: 45, buffer_before: 5, requires_confirmation: true }] });
 
+const EMAIL_RULE = {
+  key: 'attendee.email',
+  label: 'Email',
+  type: 'EMAIL',
+  required: true,
+  max_length: 254,
+  format: 'email',
+  validation: 'email address, at most 254 characters',
+};
+
 export const FieldRule = Type.Object({
   key: Type.String(),
   label: Type.String(),
@@ -194,7 +210,7 @@ export const FieldRule = Type.Object({
 }, {
   $id: 'FieldRule',
   description: 'One input of the booking form and the rule booking create enforces on it.',
-  examples: [{ key: 'attendee.email', label: 'Email', type: 'EMAIL', required: true, max_length: 254, format: 'email', validation: 'email address, at most 254 characters' }],
+  examples: [{ ...EMAIL_RULE }],
 });
 
 export const EventTypeFields = Type.Object({
@@ -210,10 +226,19 @@ export const EventTypeFields = Type.Object({
     event_type_id: 'et_8d1e4b7a92c3f0a15e6d',
     standard_fields: [
       { key: 'attendee.name', label: 'Name', type: 'TEXT', required: true, max_length: 200, validation: 'non-blank string, at most 200 characters' },
-      { key: 'attendee.email', label: 'Email', type: 'EMAIL', required: true, max_length: 254, format: 'email', validation: 'email address, at most 254 characters' },
+      EMAIL_RULE,
     ],
     custom_fields: [
-      { id: 'cf_3b9d0e6f1a2c4d5e7f80', key: 'plan', label: 'Plan', type: 'SELECT', required: true, options: ['Starter', 'Business'], order: 0, validation: 'one of options' },
+      {
+        id: 'cf_3b9d0e6f1a2c4d5e7f80',
+        key: 'plan',
+        label: 'Plan',
+        type: 'SELECT',
+        required: true,
+        options: ['Starter', 'Business'],
+        order: 0,
+        validation: 'one of options',
+      },
     ],
   }],
 });

@@ -60,5 +60,9 @@ export const MemberAvailability = Type.Object({
 
 export const AvailableMember = Type.Object(
   { ...TeamMember.properties, availability: ref(MemberAvailability) },
-  { $id: 'AvailableMember', description: 'A team member and their day.', examples: [{ ...MEMBER_EXAMPLE, availability: AVAILABILITY_EXAMPLE }] },
+  {
+    $id: 'AvailableMember',
+    description: 'A team member and their day.',
+    examples: [{ ...MEMBER_EXAMPLE, availability: AVAILABILITY_EXAMPLE }],
+  },
 );

@@ -61,7 +61,11 @@ const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Lhb0E0v6kA=';
 export const WebhookWithSecret = Type.Object({
   ...Webhook.properties,
   secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only here and on rotation' }),
-}, { $id: 'WebhookWithSecret', description: 'A new subscription, with its signing secret (shown once).', examples: [{ ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE }] });
+}, {
+  $id: 'WebhookWithSecret',
+  description: 'A new subscription, with its signing secret (shown once).',
+  examples: [{ ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE }],
+});
 
 const DESCRIPTION = 'at most 500 characters';
 
@@ -179,7 +183,11 @@ export const WEBHOOK_EVENTS: Record<string, Named> = Object.fromEntries(
         event: name,
         timestamp: '2026-11-20T14:03:12.000Z',
         webhook_id: WEBHOOK_EXAMPLE.id,
-        data: { ...(Booking as unknown as { examples: object[] }).examples[0], ...(name === 'BOOKING_CREATED' ? { status: 'DRAFT', assigned_to_id: null, host_ids: [] } : {}) },
+        data: {
+          ...(Booking as unknown as { examples: object[] }).examples[0],
+          // a new booking is a DRAFT that routing has not assigned yet
+          ...(name === 'BOOKING_CREATED' ? { status: 'DRAFT', assigned_to_id: null, host_ids: [] } : {}),
+        },
       }],
     });
     return [name, schema as unknown as Named];
