@@ -56,7 +56,27 @@ export interface Violation {
 }
 
 /** Every operation of the document that needs a key (health checks are left out). */
-export function operationsOf(doc: { paths: Record<string, Record<string, unknown>> }): Operation[] {
+/**
+ * The document's schemas with every `$ref` to a named schema replaced by that schema, so the
+ * fuzzer sees the shape of a body or parameter that the document names in components.
+ */
+function dereferencer(doc: { components?: { schemas?: Record<string, unknown> } }): (schema: unknown) => Schema {
+  const named = doc.components?.schemas ?? {};
+  const prefix = '#/components/schemas/';
+  const resolve = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) return node.map((n) => resolve(n, depth));
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith(prefix)) return depth > 20 ? {} : resolve(named[ref.slice(prefix.length)], depth + 1);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'examples' || k === 'example' ? v : resolve(v, depth)]));
+  };
+  return (schema) => resolve(schema, 0) as Schema;
+}
+
+type Document = { paths: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, unknown> } };
+
+export function operationsOf(doc: Document): Operation[] {
+  const deref = dereferencer(doc);
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/v1/')) continue;
@@ -67,8 +87,10 @@ export function operationsOf(doc: { paths: Record<string, Record<string, unknown
         method: method.toUpperCase(),
         path,
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
-        query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required === true })),
-        body: op.requestBody?.content?.['application/json']?.schema,
+        query: params
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name, schema: deref(p.schema ?? {}), required: p.required === true })),
+        body: op.requestBody?.content?.['application/json'] ? deref(op.requestBody.content['application/json'].schema) : undefined,
       });
     }
   }
