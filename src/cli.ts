@@ -20,6 +20,7 @@ import { buildServer } from './http/server.ts';
 import { startWorker } from './jobs/worker.ts';
 import { observePool } from './metrics.ts';
 import type { Database } from './runtime.ts';
+import { connectRedis } from './lib/redis-link.ts';
 import { createLogger, openDatabase } from './runtime.ts';
 
 /** The API's own pool in `serve`, apart from the worker's, so a job backlog never queues requests. */
@@ -109,6 +110,8 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     return started ? [...parts, started] : parts;
   });
   const db = await opening;
+  // one Redis connection for the caches and rate limits; the process serves without it while it is away
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
   try {
     await migrate(db.pool);
     const demo = opts.demo ? readSeedFile(DEMO_FILE) : undefined;
@@ -116,7 +119,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       await loadSeed(db.pool, demo);
       log.info({ file: DEMO_FILE }, 'loaded demo data into the empty database');
     }
-    const freebusyCache = createFreeBusyCache(config);
+    const freebusyCache = createFreeBusyCache(redis);
     const now = () => new Date();
     const runner: Runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
     parts.push({ close: () => runner.stop() });
@@ -129,13 +132,13 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     };
     runner.promise.then(() => workerStopped(), workerStopped);
     if (opts.api) {
-      const rateLimitStore = createRateLimitStore(config);
+      const rateLimitStore = createRateLimitStore(redis);
       const apiPool = createPool(db.url, API_CONNECTIONS);
       observePool('api', apiPool);
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
       parts.push({ close: () => configChanges.close() });
-      const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache }, rateLimitStore, logger: undefined, loggerInstance: log });
+      const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache, ...(redis ? { redisState: redis.state } : {}) }, rateLimitStore, logger: undefined, loggerInstance: log });
       parts.unshift({ close: () => app.close() });
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
       const address = await app.listen({ port: config.port, host: config.host });
@@ -148,8 +151,10 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded, ...(metrics && { metrics: metrics.url }) }, 'worker ready');
     }
     parts.push({ close: () => freebusyCache.close() });
+    if (redis) parts.push({ close: () => redis.close() });
   } catch (err) {
     for (const part of parts) await part.close().catch(() => {});
+    redis?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }

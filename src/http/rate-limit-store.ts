@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisLink } from '../lib/redis-link.ts';
 
 /** Counts requests per key in fixed one-minute windows. */
 export interface RateLimitStore {
@@ -28,23 +28,33 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async close(): Promise<void> {}
 }
 
-/** Shared counters so several API processes enforce one limit per key. */
+/**
+ * Shared counters so several API processes enforce one limit per key. While Redis is unusable
+ * (RedisLink), or when a command fails, the hit is counted by a per-process store instead: each
+ * process then enforces the limit on its own, so the effective limit is at most the number of
+ * processes times the configured one, and no request waits on or fails for Redis.
+ */
 export class RedisRateLimitStore implements RateLimitStore {
-  private redis: Redis;
+  private link: RedisLink;
+  private local = new MemoryRateLimitStore();
 
-  constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
-    this.redis.on('error', () => {});
+  constructor(link: RedisLink) {
+    this.link = link;
   }
 
   async hit(bucket: string, resetAt: number): Promise<number> {
+    if (this.link.state() !== 'ok') return this.local.hit(bucket, resetAt);
     const key = `booking-service:rl:${bucket}:${resetAt}`;
-    const result = await this.redis.multi().incr(key).pexpireat(key, resetAt + 1000).exec();
-    const count = result?.[0]?.[1];
-    return typeof count === 'number' ? count : Number(count);
+    try {
+      const result = await this.link.redis.multi().incr(key).pexpireat(key, resetAt + 1000).exec();
+      const count = Number(result?.[0]?.[1]);
+      if (!Number.isFinite(count)) throw new Error(String(result?.[0]?.[0] ?? 'no count'));
+      return count;
+    } catch (err) {
+      this.link.reportFailure(err);
+      return this.local.hit(bucket, resetAt);
+    }
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => {});
-  }
+  async close(): Promise<void> {}
 }

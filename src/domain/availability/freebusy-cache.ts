@@ -52,10 +52,13 @@ export class MemoryFreeBusyCache implements FreeBusyCache {
 export class RedisFreeBusyCache implements FreeBusyCache {
   private redis: Redis;
   private prefix: string;
+  private onError: (err: unknown) => void;
 
-  constructor(redis: Redis, prefix = 'booking-service:freebusy') {
+  /** `onError` hears every failed command (they fail open here): the link's judge of Redis's health. */
+  constructor(redis: Redis, prefix = 'booking-service:freebusy', onError: (err: unknown) => void = () => {}) {
     this.redis = redis;
     this.prefix = prefix;
+    this.onError = onError;
   }
 
   private entryKey(memberId: string, key: string): string {
@@ -70,7 +73,8 @@ export class RedisFreeBusyCache implements FreeBusyCache {
     try {
       const raw = await this.redis.get(this.entryKey(memberId, key));
       return raw === null ? undefined : JSON.parse(raw);
-    } catch {
+    } catch (err) {
+      this.onError(err);
       return undefined;
     }
   }
@@ -84,18 +88,26 @@ export class RedisFreeBusyCache implements FreeBusyCache {
       .sadd(index, entry)
       .expire(index, FREEBUSY_TTL_SECONDS * 2)
       .exec()
-      .catch(() => {});
+      .catch(this.onError);
   }
 
   async invalidate(memberIds: readonly string[]): Promise<void> {
+    await this.tryInvalidate(memberIds);
+  }
+
+  /** invalidate, answering whether Redis took it (false: it failed open). */
+  async tryInvalidate(memberIds: readonly string[]): Promise<boolean> {
     try {
       for (const id of memberIds) {
         const index = this.indexKey(id);
         const entries = await this.redis.smembers(index);
         await this.redis.del(...entries, index);
       }
-    } catch {
-      // nothing to do: the entries expire within FREEBUSY_TTL_SECONDS
+      return true;
+    } catch (err) {
+      // nothing more to do here: the entries expire within FREEBUSY_TTL_SECONDS
+      this.onError(err);
+      return false;
     }
   }
 }

@@ -3,7 +3,7 @@ import { Unauthorized } from '../../domain/errors.ts';
 import { exposition } from '../../metrics.ts';
 import type { AppDeps } from '../deps.ts';
 import { bearerMatches } from '../metrics-server.ts';
-import { Health, ref } from '../schemas/common.ts';
+import { Health, Readiness, ref } from '../schemas/common.ts';
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
   // Also under /v1 (hidden from the document) for clients that put every path under the base URL.
@@ -25,17 +25,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
       tags: ['operations'],
       operationId: 'getReadiness',
       summary: 'Readiness: the database is reachable',
-      description: 'No key needed. For a readiness probe: 503 while the database cannot be reached.',
+      description: 'No key needed. For a readiness probe: 503 while the database cannot be reached; Redis being away does not make it unready.',
       security: [],
       response: {
-        200: ref(Health, { description: 'ready to serve' }),
-        503: ref(Health, { description: 'the database is unreachable (`success: false`)' }),
+        200: ref(Readiness, { description: 'ready to serve (with REDIS_URL, also while Redis is unreachable: `redis: degraded`)' }),
+        503: ref(Readiness, { description: 'the database is unreachable (`success: false`)' }),
       },
     };
     app.get(`${prefix}/readyz`, { schema: ready }, async (_req, reply) => {
       try {
         await deps.db.query('select 1');
-        return { success: true, status: 'ready' };
+        // Redis being away does not make the process unready: it serves without it (docs/operations.md)
+        return { success: true, status: 'ready', ...(deps.redisState ? { redis: deps.redisState() } : {}) };
       } catch {
         return reply.code(503).send({ success: false, status: 'database unreachable' });
       }

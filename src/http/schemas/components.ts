@@ -1,5 +1,5 @@
 import type { Named } from './common.ts';
-import { CalendarPagination, CursorPagination, ErrorCode, ErrorEnvelope, ErrorType, Health, OffsetPagination } from './common.ts';
+import { CalendarPagination, CursorPagination, ErrorCode, ErrorEnvelope, ErrorType, Health, OffsetPagination, Readiness } from './common.ts';
 import { AvailabilityResponse } from './availability.ts';
 import {
   AttendeeIn,
@@ -92,4 +92,5 @@ export const COMPONENTS: readonly Named[] = [
   OffsetPagination,
   CalendarPagination,
   Health,
+  Readiness,
 ] as Named[];
