@@ -26,6 +26,8 @@ export interface Config {
   webhookSecretKeyIsDefault: boolean;
   /** Extra CA certificate (PEM file) trusted for webhook delivery, for self-signed test receivers. */
   webhookCaFile: string | undefined;
+  /** DNS_SERVERS: name servers for webhook host names (`ip` or `ip:port`); unset: the system's. */
+  dnsServers: string[] | undefined;
   rateLimitLive: number;
   rateLimitTest: number;
   workerConcurrency: number;
@@ -96,6 +98,21 @@ function schedule(env: Env, name: string): number[] {
   return parts.map(Number);
 }
 
+/** A comma-separated list of name servers: `1.1.1.1`, `1.1.1.1:53`, `::1`, `[::1]:53`. */
+function dnsServers(env: Env, name: string): string[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const servers = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of servers) {
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([^:]+)(?::(\d+))?$/.exec(s) ?? [s, s, undefined];
+    const port = m[2] === undefined ? 53 : Number(m[2]);
+    if (!net.isIP(m[1]!) || port < 1 || port > 65535) {
+      throw new ConfigError(`${name}: expected comma-separated IP addresses with optional ports ("1.1.1.1", "10.0.0.2:53", "[::1]:53"), got "${s}"`);
+    }
+  }
+  return servers;
+}
+
 function secretKey(env: Env, name: string): Buffer | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -150,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSecretKey: webhookSecretKey ?? DEVELOPMENT_WEBHOOK_KEY,
     webhookSecretKeyIsDefault: webhookSecretKey === undefined,
     webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    dnsServers: check(() => dnsServers(env, 'DNS_SERVERS'), undefined),
     rateLimitLive: check(() => int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),
     workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 64, 1, 500), 64),

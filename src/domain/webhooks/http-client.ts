@@ -26,6 +26,8 @@ export interface AttemptOutcome {
 
 export interface DeliveryClientOptions {
   allowPrivate: boolean;
+  /** DNS_SERVERS; unset: the system's name servers. */
+  dnsServers?: readonly string[] | undefined;
   /** PEM file of an extra CA to trust besides the system ones (self-signed test receivers). */
   caFile?: string | undefined;
   timeoutMs?: number;
@@ -43,9 +45,9 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * not allowed, and hands net.connect only addresses it checked. There is no second resolution
  * between the check and the connection, so DNS rebinding has no window.
  */
-function checkedLookup(allowPrivate: boolean) {
+function checkedLookup(allowPrivate: boolean, dnsServers: readonly string[] | undefined, deadlineMs: number) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
-    resolveHost(hostname).then(
+    resolveHost(hostname, { servers: dnsServers, deadlineMs }).then(
       (addresses) => {
         const refused = allowPrivate ? undefined : addresses.find((a) => refusedAddressReason(a) !== null);
         if (addresses.length === 0 || refused) {
@@ -66,6 +68,7 @@ function checkedLookup(allowPrivate: boolean) {
 function describe(err: unknown): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete response within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  if (e.code === 'EDNSTIMEOUT' || e.code === 'ETIMEOUT') return `dns: ${e.message}`;
   const cause = e.cause?.message ?? '';
   return [e.code ?? e.cause?.code, e.message, cause && cause !== e.message ? cause : ''].filter(Boolean).join(': ').slice(0, 500);
 }
@@ -75,23 +78,35 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const ca = opts.caFile ? [...tls.rootCertificates, fs.readFileSync(opts.caFile, 'utf8')] : undefined;
   const agent = new Agent({
-    connect: { lookup: checkedLookup(opts.allowPrivate), timeout: timeoutMs, ...(ca ? { ca } : {}) } as Agent.Options['connect'],
+    connect: { lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs), timeout: timeoutMs, ...(ca ? { ca } : {}) } as Agent.Options['connect'],
     keepAliveTimeout: 10_000,
     connections: 64,
   });
 
+  /**
+   * One attempt, bounded by `timeoutMs` from its start whatever is slow (DNS included): at the
+   * deadline the request is aborted and the attempt ends as a timeout, even if a lookup or a
+   * connection is still under way (it is abandoned; its late result is ignored).
+   */
   async function send(req: AttemptRequest): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     // A timer cleared when the attempt ends (AbortSignal.timeout would stay armed for the full
     // 5 s after every attempt and build an abort error each time it fired).
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new DOMException('attempt timed out', 'TimeoutError')), timeoutMs);
-    try {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        const err = new DOMException('attempt timed out', 'TimeoutError');
+        abort.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const attempt = async (): Promise<AttemptOutcome> => {
       // The stored URL passed these rules when saved; they are checked again at every attempt
       // (decisions.md §5) because the resolution may differ now, even when a kept-alive
       // connection is reused. A new connection only goes to addresses checkedLookup checked.
-      const url = await checkWebhookUrl(req.url, { allowPrivate: opts.allowPrivate });
+      const url = await checkWebhookUrl(req.url, { allowPrivate: opts.allowPrivate, dnsServers: opts.dnsServers, dnsDeadlineMs: timeoutMs });
       const res = await request(url, {
         method: 'POST',
         dispatcher: agent,
@@ -105,6 +120,9 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
         ? `HTTP ${res.statusCode}: redirects are not followed${res.headers.location ? ` (location: ${String(res.headers.location).slice(0, 200)})` : ''}`
         : `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}`;
       return { ok, responseStatus: res.statusCode, durationMs: elapsed(), error };
+    };
+    try {
+      return await Promise.race([attempt(), deadline]);
     } catch (err) {
       const message = (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
       return { ok: false, responseStatus: null, durationMs: elapsed(), error: message };

@@ -9,7 +9,8 @@ import { newWebhookId } from './ids.ts';
 import { webhookJson } from './present.ts';
 import { encryptSecret, newWebhookSecret } from './secrets.ts';
 import { ensureSweeper } from './sweep.ts';
-import { checkWebhookUrl } from './url-rules.ts';
+import type { UrlRuleOptions } from './url-rules.ts';
+import { VALIDATION_DNS_DEADLINE_MS, checkWebhookUrl } from './url-rules.ts';
 
 export type { Scope };
 
@@ -30,6 +31,11 @@ export interface UpdateWebhookInput {
   is_active?: boolean;
 }
 
+/** The URL rules as configured, with create and update's own short DNS deadline (url-rules.ts). */
+function urlRules(config: Config): UrlRuleOptions {
+  return { allowPrivate: config.webhookAllowPrivateTargets, dnsServers: config.dnsServers, dnsDeadlineMs: VALIDATION_DNS_DEADLINE_MS };
+}
+
 function checkDescription(description: string | null | undefined): void {
   if (description && description.length > MAX_DESCRIPTION_LENGTH) {
     throw new ValidationError(`description: at most ${MAX_DESCRIPTION_LENGTH} characters`, 'description');
@@ -44,7 +50,7 @@ async function requireWebhook(db: Db, scope: Scope, id: string) {
 
 /** Creates a subscription; the answer is the only time its secret is shown. */
 export async function createWebhook(db: Pool, scope: Scope, input: CreateWebhookInput, config: Config, now: Date) {
-  await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
+  await checkWebhookUrl(input.url, urlRules(config), 'accept');
   const events = parseEventList(input.events);
   checkDescription(input.description);
   const secret = newWebhookSecret();
@@ -89,12 +95,12 @@ export async function updateWebhook(db: Pool, scope: Scope, id: string, input: U
   }
   const changes: WebhookChanges = {};
   if (input.url !== undefined) {
-    await checkWebhookUrl(input.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
+    await checkWebhookUrl(input.url, urlRules(config), 'accept');
     changes.url = input.url;
   } else if (input.is_active === true) {
     // re-enabling: "URL rules apply again" (api-spec), to the stored URL too, which may date
     // from rules since tightened (WEBHOOK_ALLOW_PRIVATE_TARGETS turned off)
-    await checkWebhookUrl(current.url, { allowPrivate: config.webhookAllowPrivateTargets }, 'accept');
+    await checkWebhookUrl(current.url, urlRules(config), 'accept');
   }
   if (input.events !== undefined) changes.events = parseEventList(input.events);
   if (input.description !== undefined) {

@@ -3,10 +3,22 @@ import { isIpLiteral, refusedAddressReason } from './address-rules.ts';
 import { resolveHost } from './resolver.ts';
 
 export const MAX_URL_LENGTH = 2048;
+/** Create and update wait at most this long for the URL's host name to resolve. */
+export const VALIDATION_DNS_DEADLINE_MS = 2000;
 
 export interface UrlRuleOptions {
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: lifts the address rules, never the HTTPS rule. */
   allowPrivate: boolean;
+  /** DNS_SERVERS; unset: the system's name servers. */
+  dnsServers?: readonly string[] | undefined;
+  /** How long the host name may take to resolve (default VALIDATION_DNS_DEADLINE_MS). */
+  dnsDeadlineMs?: number;
+}
+
+/** A lookup that failed for want of an answer (deadline passed, servers silent or failing), not for want of a name. */
+function isUnanswered(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EDNSTIMEOUT' || code === 'ETIMEOUT';
 }
 
 /**
@@ -43,14 +55,21 @@ export function hostOf(url: URL): string {
 
 /**
  * Throws unless every address the host resolves to is allowed (the message names the first
- * refused). A name that does not resolve is refused unless `unresolved` is 'accept'.
+ * refused). A name that does not resolve is refused unless `unresolved` is 'accept'. A name that
+ * cannot be resolved in time (its servers do not answer within the deadline) is a 400 on
+ * create and update (`unresolved: 'accept'`): the client learns now rather than from failed
+ * deliveries; at delivery the lookup's error goes up as it is (the attempt fails with it).
  */
-export async function checkResolvedAddresses(host: string, field: string, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<void> {
+export async function checkResolvedAddresses(host: string, field: string, unresolved: 'refuse' | 'accept', opts: UrlRuleOptions): Promise<void> {
+  const deadlineMs = opts.dnsDeadlineMs ?? VALIDATION_DNS_DEADLINE_MS;
   let addresses: string[];
   try {
-    addresses = await resolveHost(host);
-  } catch {
-    addresses = [];
+    addresses = await resolveHost(host, { servers: opts.dnsServers, deadlineMs });
+  } catch (err) {
+    if (!isUnanswered(err)) addresses = [];
+    else if (unresolved === 'accept') {
+      throw new ValidationError(`${field}: host name ${host} could not be resolved within ${deadlineMs / 1000} s (its DNS servers did not answer); check the name or try again`, field);
+    } else throw err;
   }
   if (addresses.length === 0) {
     if (unresolved === 'accept') return;
@@ -65,15 +84,16 @@ export async function checkResolvedAddresses(host: string, field: string, unreso
 /**
  * The URL rules on create, update and every delivery attempt: shape (a literal address is
  * checked there), then, unless private targets are allowed, what the name resolves to now.
- * Create and update accept a name that does not resolve (`unresolved: 'accept'`): it targets
+ * Create and update accept a name that does not exist (`unresolved: 'accept'`): it targets
  * no private address, the spec refuses only private, loopback and link-local targets, and a
  * machine without outside DNS (a CI sandbox) could otherwise register no webhook at all. The
  * delivery check refuses it, so such a webhook's attempts fail ("does not resolve") until its
- * name resolves to a public address.
+ * name resolves to a public address. A name whose servers do not answer within the deadline is
+ * refused on create and update (400).
  */
 export async function checkWebhookUrl(raw: string, opts: UrlRuleOptions, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<URL> {
   const url = checkUrlShape(raw, opts);
   const host = hostOf(url);
-  if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url', unresolved);
+  if (!opts.allowPrivate && !isIpLiteral(host)) await checkResolvedAddresses(host, 'url', unresolved, opts);
   return url;
 }

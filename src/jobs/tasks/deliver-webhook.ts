@@ -14,7 +14,9 @@ const clients = new WeakMap<WorkerDeps, DeliveryClient>();
 export function deliveryClientOf(deps: WorkerDeps): DeliveryClient {
   let client = clients.get(deps);
   if (!client) {
-    client = createDeliveryClient({ allowPrivate: deps.config.webhookAllowPrivateTargets, caFile: deps.config.webhookCaFile });
+    client = createDeliveryClient({
+      allowPrivate: deps.config.webhookAllowPrivateTargets, dnsServers: deps.config.dnsServers, caFile: deps.config.webhookCaFile,
+    });
     clients.set(deps, client);
   }
   return client;
