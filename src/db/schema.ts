@@ -264,6 +264,8 @@ export const COLUMNS = {
   worker_heartbeats: {
     pool_id: 'text',
     seen_at: 'timestamptz',
+    lock_key: 'int4 null',
+    lost_at: 'timestamptz null',
   }
 } as const;
 

@@ -20,9 +20,9 @@ function queueLogger(deps: WorkerDeps): QueueLogger {
 
 /**
  * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started go back to
- * the queue. The jobs of a process that died (kill -9, lost machine) are unlocked by
- * recover-dead-workers once its heartbeat is a minute stale (src/jobs/heartbeat.ts), rather
- * than after graphile-worker's 4-hour lock timeout.
+ * the queue. The jobs of a process that died (kill -9, lost machine) are unlocked by any live
+ * worker within about 15 s, once the advisory lock its liveness connection held has been free
+ * for 10 s (src/jobs/heartbeat.ts), rather than after graphile-worker's 4-hour lock timeout.
  */
 export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   // graphile-worker announces its pool (the `locked_by` of its jobs) through these events
@@ -32,6 +32,8 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   observePool('worker', deps.db);
   observeQueue(deps.db);
   const heartbeat = startHeartbeat(deps.db, events, deps.log);
+  // the lock is held before the pool fetches its first job
+  await heartbeat.ready;
   const runner = await run({
     events,
     pgPool: deps.db,
@@ -46,7 +48,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
         // Under load (2 jobs per booking, routing and mail; 4 when webhooks subscribe) one query fetches and locks a batch of jobs
         // instead of each of the `concurrency` slots racing for one job per query, and
         // completions made in the same tick are deleted together. A crash loses nothing: a
-        // locked job that was not completed runs again once recover-dead-workers unlocks it,
+        // locked job that was not completed runs again once a live worker unlocks it (heartbeat.ts),
         // exactly as a job that finished just before its completion query always could.
         localQueue: { size: deps.config.workerConcurrency * 2 },
         completeJobBatchDelay: 0,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations as runQueueMigrations } from 'graphile-worker';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate, migrationFiles } from '../../src/db/migrate.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
 import { validateSeed } from '../../src/domain/seed/validate.ts';
@@ -94,7 +94,8 @@ describe('a database built by the numbered history 001 … 071', () => {
     assert.equal(before.counts.length, 1, 'the history\'s hold trigger counted the hold');
 
     const result = await migrate(old.pool);
-    assert.deepEqual(result.applied, [], 'the baseline is not applied over the history');
+    // the baseline is not applied over the history; the numbered migrations after it are
+    assert.deepEqual(result.applied, migrationFiles().map((f) => f.replace(/\.sql$/, '')), 'the baseline is not applied over the history');
     const versions = (await old.pool.query('select version from schema_migrations order by version')).rows.map((r) => r.version);
     assert.ok(versions.includes('baseline') && versions.includes('071_hold_contains_its_start'), versions.join(', '));
     assert.deepEqual(await snapshot(), before);
