@@ -192,14 +192,30 @@ export async function finishAttempt(
  * 5 s limit plus bookkeeping): the worker making it died. Their job is locked by the dead worker
  * until graphile-worker's fixed 4-hour lock timeout, so the sweeper queues a fresh one.
  */
-export function stuckMessages(db: Db, olderThanSeconds: number): Promise<Array<{ message_id: string; next_position: number }>> {
+/**
+ * Messages whose `pending` attempt is older than `olderThanSeconds` and that no live worker is
+ * working on: neither the message's own job (a retry, a test event, a revived attempt) nor the
+ * fan-out of its event (a first attempt) is locked by a pool that is alive now
+ * (src/db/functions/worker_pool_is_alive.sql). A live worker's attempt is never revived, however slow.
+ */
+export function stuckMessages(
+  db: Db,
+  olderThanSeconds: number,
+  jobs: { messageKeyPrefix: string; dispatchTask: string },
+): Promise<Array<{ message_id: string; next_position: number }>> {
   return rows(
     db,
     `select distinct m.id as message_id, m.next_position
      from webhook_deliveries d join webhook_messages m on m.id = d.message_id
      where d.status = 'pending' and m.status = 'pending' and d.created_at < clock_timestamp() - make_interval(secs => $1)
+       and not exists (
+         select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+          where j.locked_by is not null
+            and ((t.identifier = 'deliver-webhook' and j.key = $2 || m.id)
+                 or (t.identifier = $3 and j.payload->>'eventId' = m.event_id))
+            and worker_pool_is_alive(j.locked_by))
      limit 1000`,
-    [olderThanSeconds],
+    [olderThanSeconds, jobs.messageKeyPrefix, jobs.dispatchTask],
   );
 }
 

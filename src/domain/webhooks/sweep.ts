@@ -4,9 +4,13 @@ import { anyWebhooks, stuckMessages } from '../../db/queries/webhook-deliveries.
 import type { Db } from '../../db/pool.ts';
 import { enqueue } from '../../db/jobs.ts';
 import { ATTEMPT_TIMEOUT_MS } from './http-client.ts';
-import { deliveryJobKey } from './ids.ts';
+import { DISPATCH_TASK } from '../events/record.ts';
+import { MESSAGE_JOB_KEY_PREFIX, deliveryJobKey } from './ids.ts';
 
-/** An attempt pending this long has outlived its 5 s limit by far: its worker died. */
+/**
+ * An attempt pending this long has outlived its 5 s limit by far. It is revived only when no live
+ * worker holds its job (stuckMessages): a live worker's attempt is never revived, however slow.
+ */
 export const STUCK_AFTER_SECONDS = 3 * (ATTEMPT_TIMEOUT_MS / 1000);
 export const SWEEP_EVERY_SECONDS = 5;
 export const SWEEPER_JOB_KEY = 'webhook-sweeper';
@@ -17,14 +21,14 @@ export async function ensureSweeper(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * Finds messages whose attempt was cut off by a dead worker and queues a fresh job for each at
- * the same schedule position (graphile-worker would re-run the dead worker's job only after its
- * fixed 4-hour lock timeout; queuing under the message's key also retires that job). The new
+ * Finds messages whose attempt was cut off by a dead worker (pending past STUCK_AFTER_SECONDS, its
+ * job not held by a live worker) and queues a fresh job for each at the same schedule position
+ * (queuing under the message's key also retires the dead worker's job). The new
  * job records the cut-off attempt as interrupted and makes it again. Then the sweeper queues its
  * own next run, while any webhook exists. Returns how many messages it revived.
  */
 export async function sweepStuckDeliveries(db: Pool, now: Date): Promise<number> {
-  const stuck = await stuckMessages(db, STUCK_AFTER_SECONDS);
+  const stuck = await stuckMessages(db, STUCK_AFTER_SECONDS, { messageKeyPrefix: MESSAGE_JOB_KEY_PREFIX, dispatchTask: DISPATCH_TASK });
   if (stuck.length > 0) {
     await transaction(db, async (tx) => {
       for (const m of stuck) {
