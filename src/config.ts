@@ -8,6 +8,8 @@ export class ConfigError extends Error {}
 export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** DATA_DIR was not set: dataDir is ./data. */
+  dataDirIsDefault: boolean;
   port: number;
   host: string;
   redisUrl: string | undefined;
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     databaseUrl: check(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDirIsDefault: !env.DATA_DIR,
     port: check(() => int(env, 'PORT', 3000, 0, 65535), 3000),
     host: check(() => host(env, 'HOST', '127.0.0.1'), '127.0.0.1'),
     redisUrl: check(() => url(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined),

@@ -26,7 +26,8 @@ export async function openDatabase(config: Config, poolSize = 20): Promise<Datab
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {
-    const embedded = await startEmbedded(config.dataDir);
+    const log = createLogger(config);
+    const embedded = await startEmbedded(config.dataDir, undefined, { dataDirIsDefault: config.dataDirIsDefault, log: (m) => log.warn(m) });
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }

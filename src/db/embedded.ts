@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startAsRoot } from './embedded-root.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -28,7 +29,7 @@ async function importWithoutSignalHooks() {
   return mod.default;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
@@ -55,7 +56,7 @@ function isAlive(pid: number): boolean {
  * A live pid means another process of ours started this cluster: its port (line 4) is returned
  * so a `worker` can share the database of a running `serve`.
  */
-function runningPort(dir: string): number | undefined {
+export function runningPort(dir: string): number | undefined {
   const pidFile = path.join(dir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return undefined;
   const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
@@ -66,11 +67,22 @@ function runningPort(dir: string): number | undefined {
   return undefined;
 }
 
+export interface EmbeddedOptions {
+  /** True when DATA_DIR was not set (./data): as root, an unreachable default may be replaced (embedded-root.ts). */
+  dataDirIsDefault?: boolean;
+  /** Where the start-up notes go (which directory, binaries copied). */
+  log?: (message: string) => void;
+}
+
 /**
  * Starts (initialising on first use) a PostgreSQL cluster under dataDir/postgres on a free
- * loopback port, and creates `database` in it when missing.
+ * loopback port, and creates `database` in it when missing. As root, PostgreSQL runs as the
+ * system user `postgres` (embedded-root.ts).
  */
-export async function startEmbedded(dataDir: string, database = 'booking_service'): Promise<EmbeddedDatabase> {
+export async function startEmbedded(dataDir: string, database = 'booking_service', opts: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  if (process.platform !== 'win32' && os.userInfo().uid === 0) {
+    return startAsRoot(dataDir, database, { ...opts, user: USER, password: PASSWORD, runningPort, freePort });
+  }
   const dir = path.join(dataDir, 'postgres');
   fs.mkdirSync(dataDir, { recursive: true });
   const logLines: string[] = [];
@@ -89,8 +101,7 @@ export async function startEmbedded(dataDir: string, database = 'booking_service
     password: PASSWORD,
     port,
     persistent: true,
-    // PostgreSQL refuses to run as root; as root it runs as the system's postgres user.
-    createPostgresUser: os.userInfo().uid === 0,
+    createPostgresUser: false,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
     onLog: remember,
