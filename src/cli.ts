@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Runner } from 'graphile-worker';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { listenForConfigChanges } from './db/config-changes.ts';
-import { createPool } from './db/pool.ts';
+import { createPool, isConnectionLoss } from './db/pool.ts';
 import { createKey } from './domain/auth/create-key.ts';
 import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
@@ -109,6 +108,18 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     const started = await opening.catch(() => undefined);
     return started ? [...parts, started] : parts;
   });
+  // graphile-worker 0.17 leaves some promises unhandled when a query fails because its
+  // connection was lost (returning its local queue, failing a job): Node would end the process,
+  // API included, at a database blip. Those are logged; the worker replaces the pool that gave up
+  // (src/jobs/worker.ts). Any other unhandled rejection still ends the process.
+  process.on('unhandledRejection', (err) => {
+    if (isConnectionLoss(err)) {
+      log.error({ err: (err as Error)?.message }, 'a database connection was lost under a background operation; continuing');
+      return;
+    }
+    log.fatal({ err: err instanceof Error ? { message: err.message, stack: err.stack } : err }, 'unhandled rejection; exiting');
+    process.exit(1);
+  });
   const db = await opening;
   // one Redis connection for the caches and rate limits; the process serves without it while it is away
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
@@ -121,10 +132,10 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     }
     const freebusyCache = createFreeBusyCache(redis);
     const now = () => new Date();
-    const runner: Runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
+    const runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
     parts.push({ close: () => runner.stop() });
-    // A worker that stops by itself (graphile-worker gave up on its pool) would leave this
-    // process serving without one: exit, so that whatever supervises it starts it again.
+    // The worker replaces a pool that gives up (src/jobs/worker.ts); should it ever stop by itself,
+    // this process would serve without one: exit, so that whatever supervises it starts it again.
     const workerStopped = (err?: unknown) => {
       if (shuttingDown) return;
       log.fatal({ err: err instanceof Error ? err.message : err }, 'the job worker stopped; exiting');

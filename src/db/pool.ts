@@ -62,6 +62,18 @@ export function isStalePlan(err: unknown): boolean {
   return e?.code === '0A000' && e.routine === 'RevalidateCachedQuery';
 }
 
+const CONNECTION_LOSS_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+const CONNECTION_LOSS_TEXT = /Connection terminated|not queryable|terminating connection|Connection ended|ECONNRESET|ECONNREFUSED/;
+
+/** An error that says a database connection was lost (terminated, reset, refused), at any depth of its causes. */
+export function isConnectionLoss(err: unknown, depth = 0): boolean {
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  if (!e || depth > 5) return false;
+  if (typeof e.code === 'string' && CONNECTION_LOSS_CODES.has(e.code)) return true;
+  if (typeof e.message === 'string' && CONNECTION_LOSS_TEXT.test(e.message)) return true;
+  return isConnectionLoss(e.cause, depth + 1);
+}
+
 /**
  * Every connection opened before `client` prepared its statements before the migration too.
  * Raised to just past the failing connection's generation, so that connections opened after

@@ -35,7 +35,15 @@ const RECONNECT_MS = 500;
  * own connection has been up for LOST_AFTER_SECONDS: after a server restart every lock is free
  * until its process reconnects.
  */
-export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): { ready: Promise<void>; stop(): Promise<void> } {
+export interface Heartbeat {
+  /** Settles once the first attempt to take the lock is over (taken, or retrying in the background). */
+  ready: Promise<void>;
+  /** A pool of this process that gave up: dead at the next check, though this process lives on. */
+  release(poolId: string): void;
+  stop(): Promise<void>;
+}
+
+export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): Heartbeat {
   const pools = new Set<string>();
   let client: pg.Client | null = null;
   let key = 0;
@@ -95,17 +103,34 @@ export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): { r
     pools.add(workerPool.id);
     void register([workerPool.id]);
   });
+  // releases not yet recorded (the database may be away when a pool gives up): retried at every check
+  const toRelease = new Set<string>();
+  const flushReleases = async () => {
+    for (const poolId of [...toRelease]) {
+      try {
+        await releasePool(client ?? db, poolId);
+        toRelease.delete(poolId);
+      } catch (err) {
+        warnOnce(`worker pool release not recorded yet: ${(err as Error).message}`);
+        return;
+      }
+    }
+  };
+  const release = (poolId: string) => {
+    if (!pools.delete(poolId) || stopped) return;
+    toRelease.add(poolId);
+    void flushReleases();
+  };
   // a pool that stopped by itself (graphile-worker gave up on it) is dead though this process lives
-  events.on('pool:release', ({ workerPool }: { workerPool: { id: string } }) => {
-    if (!pools.delete(workerPool.id) || stopped) return;
-    void releasePool(client ?? db, workerPool.id).catch(() => {});
-  });
+  events.on('pool:release', ({ workerPool }: { workerPool: { id: string } }) => release(workerPool.id));
 
   let checking = false;
   const check = async () => {
-    if (checking || !client || upSince === null) return;
+    if (checking) return;
     checking = true;
     try {
+      if (toRelease.size > 0) await flushReleases();
+      if (!client || upSince === null) return;
       // free locks are noted at once; deciding waits until this connection has been up a while
       const dead = await recoverDeadWorkers(client, Date.now() - upSince >= LOST_AFTER_SECONDS * 1000);
       if (dead.length > 0) log.warn({ pools: dead }, 'unlocked the jobs of worker processes that stopped');
@@ -120,8 +145,8 @@ export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): { r
   beatTimer.unref();
   checkTimer.unref();
   return {
-    /** Settles once the first attempt to take the lock is over (taken, or retrying in the background). */
     ready,
+    release,
     async stop() {
       stopped = true;
       clearInterval(beatTimer);

@@ -18,13 +18,31 @@ function queueLogger(deps: WorkerDeps): QueueLogger {
   });
 }
 
+/** The job worker of this process. */
+export interface JobWorker {
+  /** Settles when the worker has stopped for good (after stop()). */
+  promise: Promise<void>;
+  /** Lets running jobs finish; jobs not started go back to the queue. */
+  stop(): Promise<void>;
+}
+
+/** Waits between attempts to start a replacement pool (the database may still be away). */
+const RESTART_DELAY_MS = 1000;
+
 /**
  * Starts the job worker. Stopping it lets running jobs finish; jobs it has not started go back to
  * the queue. The jobs of a process that died (kill -9, lost machine) are unlocked by any live
  * worker within about 15 s, once the advisory lock its liveness connection held has been free
  * for 10 s (src/jobs/heartbeat.ts), rather than after graphile-worker's 4-hour lock timeout.
+ *
+ * graphile-worker 0.17 gives a pool up on the first failed completion of a job (a connection
+ * terminated at that moment: "queue is in an inconsistent state; aborting"); its shutdown may
+ * then fail too and never settle, which left a process serving with no worker and its fetched
+ * jobs locked for good. A pool that shuts down while this worker is not stopping is replaced by
+ * a new one in this process, and the old one is marked released, so its jobs are unlocked (by
+ * any live worker's next check) and run again.
  */
-export async function startWorker(deps: WorkerDeps): Promise<Runner> {
+export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
   // graphile-worker announces its pool (the `locked_by` of its jobs) through these events
   const events = new EventEmitter();
   // a failed attempt (graphile-worker retries it with backoff until its attempts run out)
@@ -34,7 +52,7 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
   const heartbeat = startHeartbeat(deps.db, events, deps.log);
   // the lock is held before the pool fetches its first job
   await heartbeat.ready;
-  const runner = await run({
+  const launch = () => run({
     events,
     pgPool: deps.db,
     concurrency: deps.config.workerConcurrency,
@@ -52,23 +70,63 @@ export async function startWorker(deps: WorkerDeps): Promise<Runner> {
         // exactly as a job that finished just before its completion query always could.
         localQueue: { size: deps.config.workerConcurrency * 2 },
         completeJobBatchDelay: 0,
+        // Failures batched too: unbatched, a failure whose own query fails (a connection
+        // terminated at that moment) is a promise nobody handles, which ends the process; batched,
+        // it makes the pool give up, and a new pool replaces it (below).
+        failJobBatchDelay: 0,
       },
     },
     taskList: buildTaskList(deps),
     parsedCronItems: parseCrontab(CRONTAB),
     logger: queueLogger(deps),
-  }).catch(async (err: unknown) => {
+  }).then((runner) => {
+    // its end is watched through its events (below); an error there must not end the process
+    runner.promise.catch((err: unknown) => deps.log.debug({ err: (err as Error)?.message }, 'a job worker pool ended with an error'));
+    return runner;
+  });
+  let current: Runner;
+  try {
+    current = await launch();
+  } catch (err) {
     await heartbeat.stop();
     throw err;
-  });
-  const stop = runner.stop;
-  // a process that stops cleanly hands its jobs back itself; its heartbeat goes with it
-  runner.stop = async (reason?: string) => {
-    try {
-      await stop(reason);
-    } finally {
-      await heartbeat.stop();
+  }
+  let stopping = false;
+  const givenUp = new Set<string>();
+  const replace = async () => {
+    while (!stopping) {
+      await new Promise((r) => setTimeout(r, RESTART_DELAY_MS));
+      if (stopping) return;
+      try {
+        const next = await launch();
+        if (stopping) await next.stop().catch(() => {});
+        else current = next;
+        deps.log.warn('a new job worker pool is running');
+        return;
+      } catch (err) {
+        deps.log.error({ err: (err as Error).message }, 'could not start a new job worker pool; retrying');
+      }
     }
   };
-  return runner;
+  events.on('pool:gracefulShutdown', ({ workerPool, message }: { workerPool: { id: string }; message?: string }) => {
+    if (stopping || givenUp.has(workerPool.id)) return;
+    givenUp.add(workerPool.id);
+    deps.log.error({ pool: workerPool.id, reason: message }, 'the job worker pool gave up; its jobs are released and a new pool starts');
+    heartbeat.release(workerPool.id);
+    void replace();
+  });
+  let resolveStopped!: () => void;
+  const promise = new Promise<void>((resolve) => (resolveStopped = resolve));
+  return {
+    promise,
+    async stop() {
+      stopping = true;
+      try {
+        await current.stop();
+      } finally {
+        await heartbeat.stop();
+        resolveStopped();
+      }
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config.ts';
@@ -11,6 +10,7 @@ import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.ts';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.ts';
 import { buildServer } from '../../src/http/server.ts';
+import type { JobWorker } from '../../src/jobs/worker.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import type { TestDatabase } from './db.ts';
 import { createTestDatabase } from './db.ts';
@@ -80,7 +80,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  let runner: Runner | undefined;
+  let runner: JobWorker | undefined;
   if (opts.worker) runner = await startWorker({ db: db.pool, config, now, log: opts.log ?? pino({ level: 'silent' }), freebusyCache });
 
   async function request(method: string, path: string, ro: RequestOptions = {}): Promise<TestResponse> {

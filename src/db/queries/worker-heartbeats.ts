@@ -13,18 +13,23 @@ export async function tryLivenessLock(db: Conn, key: number): Promise<boolean> {
   return found.rows[0]?.ok === true;
 }
 
-/** Records (again) that these pools live as long as the lock `key` is held; also the beat earlier releases read. */
+/** Records (again) that these pools live as long as the lock `key` is held; also the beat earlier releases read. A released pool stays released. */
 export async function registerPools(db: Conn, poolIds: readonly string[], key: number): Promise<void> {
   await db.query(
     `insert into worker_heartbeats (pool_id, lock_key) select unnest($1::text[]), $2
-     on conflict (pool_id) do update set seen_at = now(), lock_key = excluded.lock_key, lost_at = null`,
+     on conflict (pool_id) do update set seen_at = now(), lock_key = excluded.lock_key, lost_at = null
+       where worker_heartbeats.lost_at is distinct from '-infinity'`,
     [poolIds, key],
   );
 }
 
-/** A pool that stopped by itself: dead at the next check, though its process (and lock) lives on. */
+/**
+ * A pool that stopped by itself: dead at the next check, though its process (and lock) lives on.
+ * Its row is judged as an earlier release's (no lock) whose last beat is an hour old; lost_at
+ * -infinity marks it released, so that no later beat of this process revives it.
+ */
 export async function releasePool(db: Conn, poolId: string): Promise<void> {
-  await db.query(`update worker_heartbeats set lock_key = null, seen_at = '-infinity' where pool_id = $1`, [poolId]);
+  await db.query(`update worker_heartbeats set lock_key = null, seen_at = now() - interval '1 hour', lost_at = '-infinity' where pool_id = $1`, [poolId]);
 }
 
 export async function forget(db: Conn, poolIds: readonly string[]): Promise<void> {
