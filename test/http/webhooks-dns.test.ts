@@ -93,19 +93,36 @@ describe('deliveries to names whose servers do not answer', () => {
     }
     const got = await rx.waitFor(bookings, { path: '/good', timeoutMs: 15_000 });
     const lags = got.map((r, i) => r.at - recordedAt[i]!);
-    console.log(`# good webhook: ${bookings} deliveries, lag max ${Math.max(...lags)} ms`);
-    // the first events land while the slow names' first lookups are still under way
-    for (const lag of lags) assert.ok(lag < 1500, `a delivery to the good webhook came ${lag} ms after its event`);
+    const sorted = [...lags].sort((a, b) => a - b);
+    const median = sorted[Math.floor(bookings / 2)]!;
+    // Each good attempt (resolve localhost, connect, TLS, POST, answer) took no longer than an
+    // attempt takes anyway: one that waited on the slow names' lookups (2-3 s), or on a thread
+    // pool they filled, would show it here. Lags from event to arrival also count the queue's
+    // pickup, which a busy machine stretches; their median is only bounded loosely.
+    const goodAttempts = (await t.db.pool.query(`select duration_ms from webhook_deliveries where webhook_id = $1`, [good.body.webhook.id])).rows.map((r) => r.duration_ms as number);
+    console.log(`# good webhook: ${bookings} deliveries, attempt max ${Math.max(...goodAttempts)} ms; lag median ${median} ms, max ${sorted.at(-1)} ms`);
+    assert.equal(goodAttempts.length, bookings, 'one attempt each, none failed');
+    for (const ms of goodAttempts) assert.ok(ms < 1000, `an attempt to the good webhook took ${ms} ms`);
+    assert.ok(median < 1500, `median lag ${median} ms`);
 
-    // every attempt to a slow name, each within the 5 s: 10 webhooks x 17 first attempts, then
-    // retries until each webhook is disabled after 10 failures in a row
-    const total = 10 * bookings;
+    // every attempt to a slow name, each within the 5 s: each of the 10 webhooks fails until it
+    // is disabled after 10 failures in a row (first attempts and retries; how many events reach
+    // it before that depends on timing), so at least 100 attempts
+    const total = 10 * 10;
     const attempts = await until(async () => {
       const r = await t.db.pool.query(`select d.status, d.duration_ms, d.error from webhook_deliveries d join webhooks w on w.id = d.webhook_id
                                         where w.url like '%silent-dns%' and d.status <> 'pending'`);
       const open = await t.db.pool.query(`select 1 from webhook_messages where status = 'pending' limit 1`);
-      return r.rows.length >= total && open.rowCount === 0 && r.rows;
-    }, 40_000, `${total} finished attempts`);
+      const jobs = await t.db.pool.query(`select 1 from graphile_worker.jobs where task_identifier in ('dispatch-event', 'deliver-webhook') limit 1`);
+      return r.rows.length >= total && open.rowCount === 0 && jobs.rowCount === 0 && r.rows;
+    }, 40_000, `${total} finished attempts`).catch(async (err: Error) => {
+      const m = await t.db.pool.query(`select status, count(*)::int as n from webhook_messages group by 1`);
+      const d = await t.db.pool.query(`select status, count(*)::int as n from webhook_deliveries group by 1`);
+      const j = await t.db.pool.query(`select task_identifier, locked_by is not null as locked, attempts, count(*)::int as n, min(run_at) as run_at
+                                         from graphile_worker.jobs group by 1, 2, 3`);
+      console.log(`# diagnostics: messages ${JSON.stringify(m.rows)} deliveries ${JSON.stringify(d.rows)} jobs ${JSON.stringify(j.rows)}`);
+      throw err;
+    });
     const durations = attempts.map((a) => a.duration_ms as number);
     console.log(`# slow names: ${attempts.length} attempts, duration max ${Math.max(...durations)} ms, ${queries} DNS queries sent`);
     for (const a of attempts) {
@@ -114,6 +131,7 @@ describe('deliveries to names whose servers do not answer', () => {
       assert.match(a.error, /^dns: /);
     }
     assert.equal((await t.db.pool.query(`select count(*)::int as n from webhook_deliveries where status = 'pending'`)).rows[0].n, 0);
+    assert.equal((await t.db.pool.query(`select count(*)::int as n from webhooks where url like '%silent-dns%' and is_active`)).rows[0].n, 0, 'each disabled after 10 failures');
     // nothing was revived by the sweeper: no attempt recorded as interrupted
     assert.equal((await t.db.pool.query(`select count(*)::int as n from webhook_deliveries where error like 'interrupted%'`)).rows[0].n, 0);
   });
