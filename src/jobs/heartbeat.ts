@@ -121,8 +121,6 @@ export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): Hea
     toRelease.add(poolId);
     void flushReleases();
   };
-  // a pool that stopped by itself (graphile-worker gave up on it) is dead though this process lives
-  events.on('pool:release', ({ workerPool }: { workerPool: { id: string } }) => release(workerPool.id));
 
   let checking = false;
   const check = async () => {

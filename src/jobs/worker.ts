@@ -108,13 +108,16 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
       }
     }
   };
-  events.on('pool:gracefulShutdown', ({ workerPool, message }: { workerPool: { id: string }; message?: string }) => {
+  const gaveUp = ({ workerPool, message }: { workerPool: { id: string }; message?: string }) => {
     if (stopping || givenUp.has(workerPool.id)) return;
     givenUp.add(workerPool.id);
-    deps.log.error({ pool: workerPool.id, reason: message }, 'the job worker pool gave up; its jobs are released and a new pool starts');
+    deps.log.error({ pool: workerPool.id, reason: message ?? 'ended' }, 'the job worker pool gave up; its jobs are released and a new pool starts');
     heartbeat.release(workerPool.id);
     void replace();
-  });
+  };
+  // a pool shutting down, or ended, while this worker is not stopping has given up
+  events.on('pool:gracefulShutdown', gaveUp);
+  events.on('pool:release', gaveUp);
   let resolveStopped!: () => void;
   const promise = new Promise<void>((resolve) => (resolveStopped = resolve));
   return {
