@@ -46,7 +46,8 @@ describe('kill -9 under load', () => {
     const first = startCli(['serve'], env, /booking service ready/, 60_000);
     await first.started;
     const load = createLoad(base, 6);
-    await sleep(1500);
+    // (a busy machine makes fewer: wait for some, whatever the time it takes)
+    await until(async () => load.results.filter((r) => r.status === 201).length >= 25 || false, 60_000);
     // killed while it holds jobs: fetched routing jobs (running, or waiting in its local queue)
     const heldAtKill = await until(async () => {
       const r = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`);
@@ -98,7 +99,7 @@ describe('kill -9 under load', () => {
     try {
       await serve.started;
       const load = createLoad(() => `http://127.0.0.1:${port}`, 6);
-      await sleep(1500);
+      await until(async () => load.results.filter((r) => r.status === 201).length >= 25 || false, 60_000);
       const heldAtKill = await until(async () => {
         const r = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by = $1`, [workerPool]);
         return r.rows[0].n > 0 && (r.rows[0].n as number);

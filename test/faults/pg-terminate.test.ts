@@ -66,7 +66,7 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
       + `all routed ${(routedIn.ms / 1000).toFixed(1)} s after the load`);
     assert.equal(serve.child.exitCode, null, `serve is still running:\n${serve.output().slice(-3000)}`);
     assert.ok(kills.every((k) => k.terminated > 0), 'each kill terminated backends');
-    assert.ok(acknowledged.length > 50, 'the load made bookings');
+    assert.ok(acknowledged.length > 20, 'the load made bookings');
     assert.deepEqual(other.map((r) => r.status), [], 'no 4xx');
     for (const f of failed) assert.ok(atKill(f.at), `a ${f.status} at +${f.at - kills[0]!.at} ms from the first kill, not at a kill instant`);
     if (routedIn.left.length > 0) {

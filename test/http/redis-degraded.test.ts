@@ -184,7 +184,9 @@ describe('Redis dropped mid-run and back', { skip: await skipWithoutRedis() }, (
       await until('Redis to be used again after the silence', () => s.link.state() === 'ok');
 
       const states = s.lines.filter((l) => /Redis at/.test(l.msg)).map((l) => (/unreachable/.test(l.msg) ? 'down' : 'up'));
-      assert.deepEqual(states, ['up', 'down', 'up', 'down', 'up'], 'one line per change of state');
+      // (a first connection slower than the 1 s connect timeout on a busy machine adds a 'down' first)
+      assert.ok(states.every((x, i) => i === 0 || x !== states[i - 1]), `one line per change of state: ${states.join(', ')}`);
+      assert.deepEqual(states.slice(states.indexOf('up')), ['up', 'down', 'up', 'down', 'up'], 'one line per change of state');
     } finally {
       await s.close();
       if (cleanup.length > 0) await direct.del(...cleanup);
