@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { Runner } from 'graphile-worker';
 import pino from 'pino';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { TASKS, payloadProblems } from '../../src/jobs/registry.ts';
 import { buildTaskList } from '../../src/jobs/task-list.ts';
+import type { JobWorker } from '../../src/jobs/worker.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 
 let t: TestApp;
-let worker: Runner;
+let worker: JobWorker;
 const lines: Record<string, unknown>[] = [];
 
 before(async () => {

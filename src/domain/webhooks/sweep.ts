@@ -4,7 +4,6 @@ import { anyWebhooks, stuckMessages } from '../../db/queries/webhook-deliveries.
 import type { Db } from '../../db/pool.ts';
 import { enqueue } from '../../db/jobs.ts';
 import { ATTEMPT_TIMEOUT_MS } from './http-client.ts';
-import { DISPATCH_TASK } from '../events/record.ts';
 import { MESSAGE_JOB_KEY_PREFIX, deliveryJobKey } from './ids.ts';
 
 /**
@@ -28,7 +27,7 @@ export async function ensureSweeper(db: Db, now: Date): Promise<void> {
  * own next run, while any webhook exists. Returns how many messages it revived.
  */
 export async function sweepStuckDeliveries(db: Pool, now: Date): Promise<number> {
-  const stuck = await stuckMessages(db, STUCK_AFTER_SECONDS, { messageKeyPrefix: MESSAGE_JOB_KEY_PREFIX, dispatchTask: DISPATCH_TASK });
+  const stuck = await stuckMessages(db, STUCK_AFTER_SECONDS, { messageKeyPrefix: MESSAGE_JOB_KEY_PREFIX, dispatchTask: 'dispatch-event' });
   if (stuck.length > 0) {
     await transaction(db, async (tx) => {
       for (const m of stuck) {
