@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Readiness: the database is reachable
-         * @description No key needed. For a readiness probe: 503 while the database cannot be reached.
+         * @description No key needed. For a readiness probe: 503 while the database cannot be reached; Redis being away does not make it unready.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -2121,6 +2121,24 @@ export interface components {
             /** @description `ok`, `ready`, or what is wrong */
             status: string;
         };
+        /**
+         * @description The readiness probe's answer.
+         * @example {
+         *       "success": true,
+         *       "status": "ready",
+         *       "redis": "ok"
+         *     }
+         */
+        Readiness: {
+            success: boolean;
+            /** @description `ready`, or what is wrong */
+            status: string;
+            /**
+             * @description With REDIS_URL: `degraded` while Redis is unreachable (rate limits count per process, caches are local); the process stays ready
+             * @enum {string}
+             */
+            redis?: "ok" | "degraded";
+        };
     };
     responses: never;
     parameters: {
@@ -2185,7 +2203,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ready to serve */
+            /** @description ready to serve (with REDIS_URL, also while Redis is unreachable: `redis: degraded`) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2196,10 +2214,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "status": "ok"
+                     *       "status": "ready",
+                     *       "redis": "ok"
                      *     }
                      */
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description the database is unreachable (`success: false`) */
@@ -2213,10 +2232,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "status": "ok"
+                     *       "status": "ready",
+                     *       "redis": "ok"
                      *     }
                      */
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
