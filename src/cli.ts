@@ -130,7 +130,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       await loadSeed(db.pool, demo);
       log.info({ file: DEMO_FILE }, 'loaded demo data into the empty database');
     }
-    const freebusyCache = createFreeBusyCache(redis);
+    const freebusyCache = createFreeBusyCache(redis, config.freebusyCache);
     const now = () => new Date();
     const runner = await startWorker({ db: db.pool, config, now, log, freebusyCache });
     parts.push({ close: () => runner.stop() });

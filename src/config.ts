@@ -13,6 +13,11 @@ export interface Config {
   port: number;
   host: string;
   redisUrl: string | undefined;
+  /**
+   * FREEBUSY_CACHE=off: no free/busy or availability answer is cached, every request computes.
+   * For measuring the uncached read path against a real process (the scale bench); never needed in production.
+   */
+  freebusyCache: boolean;
   smtpUrl: string | undefined;
   mailFrom: string;
   webhookAllowPrivateTargets: boolean;
@@ -156,6 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production');
   }
   const webhookSecretKey = check(() => secretKey(env, 'WEBHOOK_SECRET_KEY'), undefined);
+  const freebusyCache = check(() => {
+    const raw = env.FREEBUSY_CACHE || 'on';
+    if (raw !== 'on' && raw !== 'off') throw new ConfigError(`FREEBUSY_CACHE: must be on or off, got "${raw}"`);
+    return raw === 'on';
+  }, true);
   const config: Config = {
     databaseUrl: check(() => url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']), undefined),
     dataDir: path.resolve(env.DATA_DIR || './data'),
@@ -163,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: check(() => int(env, 'PORT', 3000, 0, 65535), 3000),
     host: check(() => host(env, 'HOST', '127.0.0.1'), '127.0.0.1'),
     redisUrl: check(() => url(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined),
+    freebusyCache,
     smtpUrl: check(() => url(env, 'SMTP_URL', ['smtp:', 'smtps:']), undefined),
     mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking-service.local>',
     webhookAllowPrivateTargets: allowPrivate,

@@ -1,6 +1,6 @@
 import type { RedisLink } from '../../lib/redis-link.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
-import { MemoryFreeBusyCache, RedisFreeBusyCache } from './freebusy-cache.ts';
+import { MemoryFreeBusyCache, NoFreeBusyCache, RedisFreeBusyCache } from './freebusy-cache.ts';
 
 export type ClosableFreeBusyCache = FreeBusyCache & { close(): Promise<void> };
 
@@ -83,8 +83,11 @@ export class FallbackFreeBusyCache implements FreeBusyCache {
   }
 }
 
-/** With a Redis link the cache is shared by every process (and invalidations reach them all); else per process. */
-export function createFreeBusyCache(redis: RedisLink | undefined): ClosableFreeBusyCache {
-  const cache = redis ? new FallbackFreeBusyCache(redis) : new MemoryFreeBusyCache();
+/**
+ * With a Redis link the cache is shared by every process (and invalidations reach them all); else per process.
+ * enabled false (FREEBUSY_CACHE=off): none at all, every request computes.
+ */
+export function createFreeBusyCache(redis: RedisLink | undefined, enabled = true): ClosableFreeBusyCache {
+  const cache = !enabled ? new NoFreeBusyCache() : redis ? new FallbackFreeBusyCache(redis) : new MemoryFreeBusyCache();
   return Object.assign(cache, { close: async () => {} });
 }

@@ -12,6 +12,17 @@ export interface FreeBusyCache {
 
 export const FREEBUSY_TTL_SECONDS = 60;
 
+/** FREEBUSY_CACHE=off: nothing is kept, so every request computes its answer (for measuring the uncached path). */
+export class NoFreeBusyCache implements FreeBusyCache {
+  async get(): Promise<undefined> {
+    return undefined;
+  }
+
+  async set(): Promise<void> {}
+
+  async invalidate(): Promise<void> {}
+}
+
 /** Per-process cache; with several API processes, REDIS_URL shares one instead. */
 export class MemoryFreeBusyCache implements FreeBusyCache {
   private byMember = new Map<string, Map<string, { until: number; value: unknown }>>();

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { createFreeBusyCache } from '../../../src/domain/availability/freebusy-cache-factory.ts';
 import type { FreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { TEST_REDIS_URL, skipWithoutRedis } from '../../helpers/redis.ts';
@@ -79,5 +81,29 @@ describe('RedisFreeBusyCache without Redis', () => {
     assert.equal(await cache.get('m', 'k'), undefined);
     await cache.invalidate(['m']);
     dead.disconnect();
+  });
+});
+
+describe('FREEBUSY_CACHE', () => {
+  it('off: the factory gives a cache that keeps nothing', async () => {
+    const cache = createFreeBusyCache(undefined, loadConfig({ FREEBUSY_CACHE: 'off' }).freebusyCache);
+    await cache.set('m', 'k', 1);
+    assert.equal(await cache.get('m', 'k'), undefined);
+    await cache.invalidate(['m']);
+    await cache.close();
+  });
+
+  it('on (the default): answers are kept', async () => {
+    for (const env of [{}, { FREEBUSY_CACHE: 'on' }]) {
+      const cache = createFreeBusyCache(undefined, loadConfig(env).freebusyCache);
+      await cache.set('m', 'k', 1);
+      assert.equal(await cache.get('m', 'k'), 1);
+      await cache.close();
+    }
+  });
+
+  it('refuses any other value', () => {
+    assert.throws(() => loadConfig({ FREEBUSY_CACHE: 'no' }), (err: unknown) =>
+      err instanceof ConfigError && err.message === 'FREEBUSY_CACHE: must be on or off, got "no"');
   });
 });
