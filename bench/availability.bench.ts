@@ -26,14 +26,13 @@ import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
 import { buildServer } from '../src/http/server.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
+import { AVAILABILITY_HOSTS, WEEKDAYS, ZONES, addAvailabilityTeam, availabilityHostId, insertWindowBookings, nextMonday } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const DAY = 86_400_000;
 const MIN = 60_000;
-const HOSTS = 20;
-const hostId = (i: number) => `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-const ZONES = ['Europe/London', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Sydney'];
-const WEEKDAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI'];
+const HOSTS = AVAILABILITY_HOSTS;
+const hostId = availabilityHostId;
 
 // ---------- child: the servers ----------
 if (process.env.BENCH_ROLE === 'server') {
@@ -123,57 +122,11 @@ function benchEngine() {
 }
 
 // ---------- 2 and 3. HTTP ----------
-function nextMonday(): Date {
-  const d = new Date();
-  const monday = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + ((8 - d.getUTCDay()) % 7 || 7)));
-  return monday;
-}
-
 async function seedDatabase(pool: Pool, firstDay: Date) {
-  const seed = testSeed();
-  const org = seed.organizations[0];
-  org.teams.push({ id: 'team_bench', name: 'Bench' });
-  for (let i = 0; i < HOSTS; i++) {
-    org.members.push({
-      id: hostId(i), team_id: 'team_bench', name: `Host ${i}`, email: `host${i}@bench.example`, avatar_url: null, role: 'MEMBER', skills: [],
-      is_active: true, timezone: ZONES[i % ZONES.length], max_bookings_per_day: 20,
-      working_hours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }], out_of_office: [],
-    });
-  }
-  org.event_types.push({
-    id: 'et_bench_rr', team_id: 'team_bench', name: 'Bench round robin', slug: 'bench-rr', description: null, duration: 30, slot_interval: 15,
-    buffer_after: 10, minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
-    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [],
-  });
-  await loadSeed(pool, validateSeed(seed));
-  // 100 bookings per host over the 14 days: 10 on each of its 10 working days, 40-minute holds.
-  const ids: string[] = [];
-  const members: string[] = [];
-  const starts: Date[] = [];
-  for (let h = 0; h < HOSTS; h++) {
-    for (let d = 0; d < 14; d++) {
-      const day = new Date(firstDay.getTime() + d * DAY);
-      if (day.getUTCDay() === 0 || day.getUTCDay() === 6) continue;
-      for (let k = 0; k < 10; k++) {
-        ids.push(`bkg_bench_${h}_${d}_${k}`);
-        members.push(hostId(h));
-        starts.push(new Date(day.getTime() + (2 + k * 1.5) * 3600_000));
-      }
-    }
-  }
-  await pool.query(
-    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, assigned_to_id, host_ids)
-     select id, 'org_northwind', 'test', 'et_bench_rr', 'SCHEDULED', s, s + interval '30 minutes', '{"name":"B","email":"b@example.com"}', m, array[m]
-       from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
-    [ids, members, starts],
-  );
-  await pool.query(
-    `insert into booking_members (booking_id, member_id, mode, start_time, during)
-     select id, m, 'test', s, tstzrange(s, s + interval '40 minutes', '[)') from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
-    [ids, members, starts],
-  );
+  await loadSeed(pool, validateSeed(addAvailabilityTeam(testSeed())));
+  const bookings = await insertWindowBookings(pool, firstDay);
   await pool.query('analyze');
-  return ids.length;
+  return bookings;
 }
 
 function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<autocannon.Result> {

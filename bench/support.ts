@@ -1,0 +1,273 @@
+/**
+ * What the benches share: the service in its own process, CPU meters, timed autocannon runs and
+ * the seeds of the bench organizations. Not a bench itself (run.ts runs only *.bench.ts).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { Pool } from '../src/db/pool.ts';
+import type { SeedJson } from '../test/helpers/fixtures.ts';
+import { testSeed } from '../test/helpers/fixtures.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export async function waitUp(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/**
+ * `booking-service serve` (API and worker in one process, as shipped) on a free port, rate limits
+ * out of the way; resolves once /readyz answers. BENCH_PROF=dir writes a CPU profile of it.
+ */
+export async function startServe(databaseUrl: string, env: Record<string, string> = {}): Promise<{ service: ChildProcess; base: string }> {
+  const port = await freePort();
+  const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : [];
+  const service = spawn(process.execPath, [...prof, path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', NODE_ENV: 'production',
+      RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitUp(`${base}/readyz`, service);
+  return { service, base };
+}
+
+/** Stops a child process and waits for it to exit (at most 10 s). */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000)]);
+}
+
+// ---------- the bookings bench's organization ----------
+
+export const BOOKINGS_KEY = 'sk_test_bench_bookings_key_000000000001';
+export const BOOKINGS_HOSTS = 20;
+export const bookingsHostId = (i: number) => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/** An organization sized for load: 20 hosts working around the clock, a 15-minute round-robin type. */
+export function addBookingsOrganization(seed: SeedJson): SeedJson {
+  seed.organizations.push({
+    id: 'org_bench',
+    name: 'Bench',
+    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
+    teams: [{ id: 'team_bench', name: 'Bench' }],
+    members: Array.from({ length: BOOKINGS_HOSTS }, (_, i) => ({
+      id: bookingsHostId(i + 1), team_id: 'team_bench', name: `Host ${i + 1}`, email: `host${i + 1}@bench.example`, avatar_url: null,
+      role: 'MEMBER', skills: [], is_active: true, timezone: 'UTC', max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }], out_of_office: [],
+    })),
+    event_types: [{
+      id: 'et_bench', team_id: 'team_bench', name: 'Bench call', slug: 'bench-call', description: 'load', duration: 15, slot_interval: 15,
+      minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
+      workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 }, custom_fields: [],
+    }],
+    calendars: [],
+    api_keys: [{ key: BOOKINGS_KEY, name: 'Bench key', scopes: ['bookings:create', 'bookings:read', 'bookings:write'] }],
+  });
+  return seed;
+}
+
+/** Request bodies for creates on distinct slots of et_bench: a 15-minute grid from midnight UTC tomorrow, in order. */
+export function createBodies(): () => string {
+  const day0 = new Date();
+  day0.setUTCHours(24, 0, 0, 0);
+  let slot = 0;
+  return () =>
+    JSON.stringify({ event_type_id: 'et_bench', requested_time: new Date(day0.getTime() + slot++ * 15 * 60_000).toISOString(),
+      attendee: { name: 'Load', email: `load${slot}@bench.example` } });
+}
+
+// ---------- the availability bench's team (in the fixtures' org_northwind) ----------
+
+export const DAY_MS = 86_400_000;
+export const AVAILABILITY_HOSTS = 20;
+export const availabilityHostId = (i: number) => `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+export const ZONES = ['Europe/London', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Sydney'];
+export const WEEKDAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI'];
+
+export function nextMonday(): Date {
+  const d = new Date();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + ((8 - d.getUTCDay()) % 7 || 7)));
+}
+
+/** 20 hosts in 5 zones, weekdays 9 to 5, and the ROUND_ROBIN type et_bench_rr (30 min every 15, 10 min buffer after). */
+export function addAvailabilityTeam(seed: SeedJson): SeedJson {
+  const org = seed.organizations.find((o: { id: string }) => o.id === 'org_northwind')!;
+  org.teams.push({ id: 'team_bench_rr', name: 'Bench round robin' });
+  for (let i = 0; i < AVAILABILITY_HOSTS; i++) {
+    org.members.push({
+      id: availabilityHostId(i), team_id: 'team_bench_rr', name: `Host ${i}`, email: `host${i}@bench.example`, avatar_url: null, role: 'MEMBER',
+      skills: [], is_active: true, timezone: ZONES[i % ZONES.length], max_bookings_per_day: 20,
+      working_hours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }], out_of_office: [],
+    });
+  }
+  org.event_types.push({
+    id: 'et_bench_rr', team_id: 'team_bench_rr', name: 'Bench round robin', slug: 'bench-rr', description: null, duration: 30, slot_interval: 15,
+    buffer_after: 10, minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [],
+  });
+  return seed;
+}
+
+/** 100 bookings per availability host over the 14 days from firstDay: 10 on each of its 10 working days, 40-minute holds. */
+export async function insertWindowBookings(pool: Pool, firstDay: Date): Promise<number> {
+  const ids: string[] = [];
+  const members: string[] = [];
+  const starts: Date[] = [];
+  for (let h = 0; h < AVAILABILITY_HOSTS; h++) {
+    for (let d = 0; d < 14; d++) {
+      const day = new Date(firstDay.getTime() + d * DAY_MS);
+      if (day.getUTCDay() === 0 || day.getUTCDay() === 6) continue;
+      for (let k = 0; k < 10; k++) {
+        ids.push(`bkg_bench_${h}_${d}_${k}`);
+        members.push(availabilityHostId(h));
+        starts.push(new Date(day.getTime() + (2 + k * 1.5) * 3600_000));
+      }
+    }
+  }
+  await pool.query(
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, assigned_to_id, host_ids)
+     select id, 'org_northwind', 'test', 'et_bench_rr', 'SCHEDULED', s, s + interval '30 minutes', '{"name":"B","email":"b@example.com"}', m, array[m]
+       from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
+    [ids, members, starts],
+  );
+  await pool.query(
+    `insert into booking_members (booking_id, member_id, mode, start_time, during)
+     select id, m, 'test', s, tstzrange(s, s + interval '40 minutes', '[)') from unnest($1::text[], $2::uuid[], $3::timestamptz[]) as u(id, m, s)`,
+    [ids, members, starts],
+  );
+  return ids.length;
+}
+
+/** The seed both bench organizations start from: the test fixtures plus the two above. */
+export function benchSeed(): SeedJson {
+  return addAvailabilityTeam(addBookingsOrganization(testSeed()));
+}
+
+// ---------- CPU ----------
+
+/** CPU time a process has used, in ms (user, system); zeros where /proc is not there. */
+export function cpuOf(pid: number | undefined): { user: number; system: number } {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }; // USER_HZ ticks
+  } catch {
+    return { user: 0, system: 0 };
+  }
+}
+const cpuMs = (pid: number | undefined) => {
+  const c = cpuOf(pid);
+  return c.user + c.system;
+};
+
+/**
+ * CPU used by the service process and by the PostgreSQL backends of the bench database.
+ * Throughput on a small shared machine swings with whatever else runs; CPU per booking does
+ * not, so before/after comparisons should look at it first. Backends come and go with the
+ * pools, so they are sampled every 200 ms and each keeps its last reading.
+ */
+export function cpuMeter(pool: { query: (sql: string) => Promise<{ rows: { pid: number }[] }> }, service: ChildProcess) {
+  const pgLast = new Map<number, number>();
+  const sample = async () => {
+    for (const r of (await pool.query('select pid from pg_stat_activity where datname = current_database()')).rows) {
+      const ms = cpuMs(r.pid);
+      if (ms > 0) pgLast.set(r.pid, ms);
+    }
+  };
+  const timer = setInterval(() => void sample().catch(() => {}), 200);
+  return {
+    async read() {
+      await sample();
+      return { service: cpuOf(service.pid), pg: new Map(pgLast), generator: process.cpuUsage() };
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+export type CpuReading = Awaited<ReturnType<ReturnType<typeof cpuMeter>['read']>>;
+
+/** CPU per unit of work between two readings, in ms: service (and its system share), PostgreSQL, load generator. */
+export function cpuPer(before: CpuReading, after: CpuReading, n: number) {
+  let pgMs = 0;
+  for (const [pid, ms] of after.pg) pgMs += ms - (before.pg.get(pid) ?? 0);
+  const user = (after.service.user - before.service.user) / n;
+  const system = (after.service.system - before.service.system) / n;
+  const generator = (after.generator.user + after.generator.system - before.generator.user - before.generator.system) / 1000 / n;
+  return { service: user + system, system, pg: pgMs / n, generator };
+}
+
+export function cpuPerBooking(before: CpuReading, after: CpuReading, n: number): string {
+  const c = cpuPer(before, after, n);
+  return `CPU per booking: service ${c.service.toFixed(2)} ms (${c.system.toFixed(2)} of it system), PostgreSQL ${c.pg.toFixed(2)} ms; load generator ${c.generator.toFixed(2)} ms`;
+}
+
+// ---------- load ----------
+
+/**
+ * A run of a fixed number of requests, and its wall time from start to the last response:
+ * autocannon checks for the end once a second, so its own duration (and its per-second mean,
+ * which counts the last, partial second as a whole one) rounds a run up to whole seconds.
+ */
+export async function runTimed(opts: autocannon.Options): Promise<{ result: autocannon.Result; seconds: number }> {
+  const start = performance.now();
+  let last = start;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(opts, (err, r) => (err ? reject(err) : resolve(r)));
+    instance.on('response', () => {
+      last = performance.now();
+    });
+  });
+  return { result, seconds: (last - start) / 1000 };
+}
+
+export const run = async (opts: autocannon.Options) => (await runTimed(opts)).result;
+
+/** Waits until no booking of the organization is DRAFT (routing done), at most a minute. */
+export async function waitRouted(pool: Pool, organizationId: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const left = (await pool.query(`select count(*)::int as n from bookings where organization_id = $1 and status = 'DRAFT'`, [organizationId]))
+      .rows[0].n;
+    if (left === 0) return;
+    if (Date.now() > deadline) throw new Error(`${left} bookings still DRAFT after 60 s`);
+    await sleep(100);
+  }
+}
+
+/** Waits until graphile-worker has no job due (mail, fan-out), at most two minutes; returns the seconds waited. */
+export async function waitDrained(pool: Pool): Promise<number> {
+  const drainStart = Date.now();
+  for (;;) {
+    const left = (await pool.query(
+      `select count(*)::int as n from graphile_worker._private_jobs where run_at <= now() and attempts < max_attempts`,
+    )).rows[0].n;
+    if (left === 0) return (Date.now() - drainStart) / 1000;
+    if (Date.now() - drainStart > 120_000) throw new Error(`${left} jobs still queued after 120 s`);
+    await sleep(100);
+  }
+}
