@@ -1,0 +1,254 @@
+/**
+ * Scale: `npm run bench -- scale`. The same requests at 10 k, 100 k and 1 M bookings, in one run
+ * against a real `booking-service serve` process (API and worker, as shipped), so that the cost of
+ * a request can be seen not to grow with the data (target: every latency at the largest size
+ * within ±20 % of the smallest).
+ *
+ * The data is written by SQL in bulk (bench/scale-data.ts): 100 organizations, 10,000 members,
+ * 1,000 event types, the bookings of two years with their holds, events, webhook messages and
+ * deliveries and emails, and connected calendars with external busy blocks where the schema has
+ * calendar sync. Each size adds bookings to the previous one, then VACUUM ANALYZEs the read
+ * path's tables and ANALYZEs the rest (autovacuum is off on the machines we run on); a fresh
+ * `serve` (FREEBUSY_CACHE=off, so availability and free/busy compute every answer) then measures:
+ *   - POST /bookings on distinct slots (the bookings bench's org_bench: 20 hosts, round robin):
+ *     p50/p99, creates/s and CPU per booking; then DRAFT → SCHEDULED p50/p99 of those creates;
+ *   - once the job queue has drained, in interleaved rounds (the median round is reported):
+ *     GET /v1/availability uncached (the availability bench's ROUND_ROBIN case: 20 hosts, 14
+ *     days, 100 bookings per host in the window), GET /v1/freebusy uncached (7 days, 30 min),
+ *     GET /v1/bookings page 1 and page 1,000 (limit 100; org_bench holds a tenth of all bookings,
+ *     so page 1,000 exists from 1 M on; below that the deepest full page is measured and named);
+ *   - the largest tables (pg_total_relation_size) and indexes.
+ * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size,
+ * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), BENCH_KEEP_DB=1 keeps the
+ * database. Expect about 15 minutes on 2 cores for the default sizes, most of it the 1 M load.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import type autocannon from 'autocannon';
+import { encodeCursor } from '../src/domain/bookings/cursor.ts';
+import { loadSeed } from '../src/domain/seed/load.ts';
+import { validateSeed } from '../src/domain/seed/validate.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
+import { KEYS } from '../test/helpers/fixtures.ts';
+import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, settle } from './scale-data.ts';
+import {
+  BOOKINGS_KEY, DAY_MS, availabilityHostId, benchSeed, cpuMeter, cpuPer, createBodies, insertWindowBookings, nextMonday, run, runTimed,
+  startServe, stop, waitDrained, waitRouted,
+} from './support.ts';
+
+const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const CREATES = Number(process.env.SCALE_CREATES ?? 2000);
+const SECONDS = Number(process.env.SCALE_SECONDS ?? 4);
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3);
+const WARM_CREATES = 200;
+
+if (SIZES.some((s, i) => !Number.isInteger(s) || s < 1000 || (i > 0 && s <= SIZES[i - 1]))) {
+  throw new Error(`SCALE_SIZES: increasing whole numbers of at least 1000, got "${process.env.SCALE_SIZES}"`);
+}
+// the creates take a 15-minute grid from tomorrow on, which the generated bookings leave free
+if (((CREATES + WARM_CREATES) * SIZES.length * 15) / 1440 > GAP_DAYS - 1) throw new Error('SCALE_CREATES: too many creates for the free window');
+
+interface Measured {
+  size: number;
+  bookings: number;
+  loadSeconds: number;
+  create: { rate: number; p50: number; p99: number; failed: number; service: number; pg: number };
+  routing: { p50: number; p99: number };
+  gets: Record<string, autocannon.Result & { rounds: number[]; service: number; pg: number }>;
+  /** serve's resident memory at the end, and its peak, in MB */
+  rss: { now: number; peak: number };
+  deepPage: number;
+  sizes: Awaited<ReturnType<typeof largest>>;
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const kilo = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(2)} M` : n >= 1000 ? `${+(n / 1000).toFixed(1)} k` : String(n));
+
+const db = await createTestDatabase();
+const results: Measured[] = [];
+try {
+  const t0 = performance.now();
+  await loadSeed(db.pool, validateSeed(benchSeed()));
+  const firstDay = nextMonday();
+  const windowBookings = await insertWindowBookings(db.pool, firstDay);
+  await generateTenants(db.pool);
+  const blocks = await generateCalendars(db.pool, firstDay);
+  console.log(`# tenants: 100 organizations, 10,000 members, 1,000 event types; ${windowBookings} bookings in the availability window; ` +
+    (blocks === undefined ? 'no calendar sync in this schema, so no external busy blocks' : `${blocks} external busy blocks`) +
+    ` (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const body = createBodies();
+  let loaded = 0;
+  for (const size of SIZES) {
+    const loadStart = performance.now();
+    await generateBookings(db.pool, loaded, size);
+    loaded = size;
+    await settle(db.pool);
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    const bookings = Number((await db.pool.query('select count(*) as n from bookings')).rows[0].n);
+    console.log(`\n## ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s; ` +
+      `load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    results.push(await measure(size, bookings, loadSeconds, firstDay, body));
+    printSize(results.at(-1)!);
+  }
+  printCurve(results, blocks);
+} finally {
+  if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
+  else await db.drop();
+}
+
+async function measure(size: number, bookings: number, loadSeconds: number, firstDay: Date, body: () => string): Promise<Measured> {
+  const { service, base } = await startServe(db.url, { FREEBUSY_CACHE: 'off' });
+  try {
+    const headers = { authorization: `Bearer ${BOOKINGS_KEY}`, 'content-type': 'application/json' };
+    const creates = (amount: number, connections: number) =>
+      runTimed({ url: `${base}/v1/bookings`, method: 'POST', headers, connections, amount, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
+    await creates(WARM_CREATES, 8);
+    await waitRouted(db.pool, 'org_bench');
+    const since = (await db.pool.query('select now() as t')).rows[0].t as Date;
+    const meter = cpuMeter(db.pool, service);
+    const before = await meter.read();
+    const { result: created, seconds } = await creates(CREATES, 16);
+    const after = await meter.read();
+    meter.stop();
+    const cpu = cpuPer(before, after, created['2xx'] || 1);
+    await waitRouted(db.pool, 'org_bench');
+    const routing = (await db.pool.query(
+      `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
+         from bookings where organization_id = 'org_bench' and created_at >= $1 and id not like 'bkg\\_s%'`,
+      [since],
+    )).rows[0].p as number[];
+    await waitDrained(db.pool);
+
+    // the GETs, interleaved round by round; each reports its median round (by req/s)
+    const start = firstDay.toISOString().slice(0, 10);
+    const end = new Date(firstDay.getTime() + 13 * DAY_MS).toISOString().slice(0, 10);
+    const secret = { authorization: `Bearer ${KEYS.secret}` };
+    const listed = Number((await db.pool.query(`select count(*) as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n);
+    const deepPage = Math.min(1000, Math.floor(listed / 100));
+    const at = (await db.pool.query(
+      `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
+        where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
+      [(deepPage - 1) * 100 - 1],
+    )).rows[0];
+    const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
+    const fb = `start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY_MS).toISOString()}&time_slot=30`;
+    const targets: [string, string, Record<string, string>, number][] = [
+      ['availability', `${base}/v1/availability?event_type_id=et_bench_rr&start_date=${start}&end_date=${end}`, secret, 16],
+      ['freebusy', `${base}/v1/freebusy/${availabilityHostId(0)}?${fb}`, {}, 16],
+      ['page 1', `${base}/v1/bookings?limit=100`, { authorization: `Bearer ${BOOKINGS_KEY}` }, 8],
+      ['deep page', `${base}/v1/bookings?limit=100&cursor=${cursor}`, { authorization: `Bearer ${BOOKINGS_KEY}` }, 8],
+    ];
+    for (const [, url, h, connections] of targets) await run({ url, headers: h, connections, duration: 1 });
+    const rounds: Record<string, autocannon.Result[]> = {};
+    const cpuOfGets: Record<string, { service: number; pg: number }> = {};
+    const getMeter = cpuMeter(db.pool, service);
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [name, url, h, connections] of targets) {
+        const from = await getMeter.read();
+        const r = await run({ url, headers: h, connections, duration: SECONDS });
+        const c = cpuPer(from, await getMeter.read(), r.requests.total || 1);
+        (rounds[name] ??= []).push(r);
+        cpuOfGets[name] = { service: (cpuOfGets[name]?.service ?? 0) + c.service / ROUNDS, pg: (cpuOfGets[name]?.pg ?? 0) + c.pg / ROUNDS };
+      }
+    }
+    getMeter.stop();
+    const gets: Measured['gets'] = {};
+    for (const [name, rs] of Object.entries(rounds)) {
+      const sorted = [...rs].sort((a, b) => a.requests.average - b.requests.average);
+      gets[name] = { ...sorted[Math.floor(sorted.length / 2)], rounds: rs.map((r) => Math.round(r.requests.average)), ...cpuOfGets[name] };
+      const bad = rs.reduce((n, r) => n + r.non2xx + r.errors, 0);
+      if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
+    }
+    return {
+      size, bookings, loadSeconds, deepPage,
+      create: { rate: created['2xx'] / seconds, p50: created.latency.p50, p99: created.latency.p99, failed: created.non2xx + created.errors,
+        service: cpu.service, pg: cpu.pg },
+      routing: { p50: routing[0], p99: routing[1] },
+      gets,
+      rss: memoryOf(service.pid),
+      sizes: await largest(db.pool),
+    };
+  } finally {
+    await stop(service);
+  }
+}
+
+/** Resident and peak resident memory of a process, in MB (zeros where /proc is not there). */
+function memoryOf(pid: number | undefined): { now: number; peak: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return { now: 0, peak: 0 };
+  }
+}
+
+function printSize(m: Measured): void {
+  const g = (name: string, label: string) => {
+    const r = m.gets[name];
+    return { measure: label, 'req/s': Math.round(r.requests.average), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99,
+      note: `rounds ${r.rounds.join(' / ')}; CPU per request: service ${r.service.toFixed(2)} ms, PostgreSQL ${r.pg.toFixed(2)} ms` };
+  };
+  console.table([
+    { measure: 'POST /bookings, distinct slots', 'req/s': Math.round(m.create.rate), 'p50 ms': m.create.p50, 'p99 ms': m.create.p99,
+      note: `${CREATES} creates, 16 connections, ${m.create.failed} not 201; CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
+        `PostgreSQL ${m.create.pg.toFixed(2)} ms` },
+    { measure: 'DRAFT → SCHEDULED under that load', 'req/s': '', 'p50 ms': Math.round(m.routing.p50), 'p99 ms': Math.round(m.routing.p99), note: '' },
+    g('availability', 'GET /v1/availability uncached (RR, 20 hosts, 14 days)'),
+    g('freebusy', 'GET /v1/freebusy uncached (7 days, 30 min)'),
+    g('page 1', 'GET /v1/bookings page 1 (limit 100)'),
+    g('deep page', `GET /v1/bookings page ${m.deepPage.toLocaleString('en')}`),
+  ]);
+  console.log(`serve: RSS ${m.rss.now.toFixed(0)} MB at the end, peak ${m.rss.peak.toFixed(0)} MB`);
+  console.log(`largest tables: ${m.sizes.tables.map((t) => `${t.name} ${mb(t.bytes)} (${kilo(t.rows)} rows)`).join(', ')}`);
+  console.log(`largest indexes: ${m.sizes.indexes.map((t) => `${t.name} ${mb(t.bytes)}`).join(', ')}`);
+}
+
+/** Every metric against size, and the largest size against the smallest; latencies should stay within ±20 %. */
+function printCurve(all: Measured[], blocks: number | undefined): void {
+  const first = all[0];
+  const last = all.at(-1)!;
+  type Row = [string, (m: Measured) => number, 'latency' | 'rate' | 'info'];
+  const rows: Row[] = [
+    ['bookings in the database', (m) => m.bookings, 'info'],
+    ['creates/s', (m) => m.create.rate, 'rate'],
+    ['create p50 ms', (m) => m.create.p50, 'latency'],
+    ['create p99 ms', (m) => m.create.p99, 'latency'],
+    ['CPU per create, service ms', (m) => m.create.service, 'info'],
+    ['CPU per create, PostgreSQL ms', (m) => m.create.pg, 'info'],
+    ['DRAFT → SCHEDULED p50 ms', (m) => m.routing.p50, 'latency'],
+    ['DRAFT → SCHEDULED p99 ms', (m) => m.routing.p99, 'latency'],
+    ['availability uncached req/s', (m) => m.gets.availability.requests.average, 'rate'],
+    ['availability uncached p50 ms', (m) => m.gets.availability.latency.p50, 'latency'],
+    ['availability uncached p99 ms', (m) => m.gets.availability.latency.p99, 'latency'],
+    ['free/busy uncached req/s', (m) => m.gets.freebusy.requests.average, 'rate'],
+    ['free/busy uncached p50 ms', (m) => m.gets.freebusy.latency.p50, 'latency'],
+    ['free/busy uncached p99 ms', (m) => m.gets.freebusy.latency.p99, 'latency'],
+    ['list page 1 req/s', (m) => m.gets['page 1'].requests.average, 'rate'],
+    ['list page 1 mean ms', (m) => m.gets['page 1'].latency.mean, 'latency'],
+    ['list deep page req/s', (m) => m.gets['deep page'].requests.average, 'rate'],
+    ['list deep page mean ms', (m) => m.gets['deep page'].latency.mean, 'latency'],
+    ['list deep page number', (m) => m.deepPage, 'info'],
+    ['CPU per availability request, service + PostgreSQL ms', (m) => m.gets.availability.service + m.gets.availability.pg, 'info'],
+    ['CPU per list page 1, service + PostgreSQL ms', (m) => m.gets['page 1'].service + m.gets['page 1'].pg, 'info'],
+    ['serve peak RSS MB', (m) => m.rss.peak, 'info'],
+  ];
+  const table = rows.map(([name, f, kind]) => {
+    const row: Record<string, string> = { metric: name };
+    for (const m of all) row[kilo(m.size)] = f(m) >= 100 ? String(Math.round(f(m))) : f(m).toFixed(2);
+    const ratio = f(first) > 0 ? f(last) / f(first) : NaN;
+    row[`${kilo(last.size)} / ${kilo(first.size)}`] = Number.isFinite(ratio) ? ratio.toFixed(2) : '';
+    row.target = kind === 'latency' ? (ratio >= 0.8 && ratio <= 1.2 ? 'within ±20 %' : 'OUTSIDE ±20 %') : '';
+    return row;
+  });
+  const names = [...new Set(all.flatMap((m) => m.sizes.tables.map((t) => t.name)))];
+  for (const name of names.slice(0, 8)) {
+    const row: Record<string, string> = { metric: `table ${name} (with indexes, TOAST)` };
+    for (const m of all) row[kilo(m.size)] = mb(m.sizes.tables.find((t) => t.name === name)?.bytes ?? 0);
+    table.push(row);
+  }
+  console.log(`\n## the curve (${blocks === undefined ? 'no calendars connected' : `${blocks} external busy blocks`}; ` +
+    'the machine is shared: compare within this run, and read latencies as ratios)');
+  console.table(table);
+}
