@@ -50,6 +50,10 @@ export function busyOfMembers(
 ): Promise<BusyRow[]> {
   // start_time bounds let the (member_id, mode, start_time) index do the work; held bookings
   // are at most a few days long (duration and buffers are capped), so a week either side is safe.
+  // The overlap is written with lower/upper, not `during && tstzrange($3, $4)` (the same test for
+  // the non-empty [) intervals holds have and a window with from < to): with `&&` the planner
+  // took the exclusion constraint's GiST index (member, mode, during), whose uuid keys overlap
+  // across pages, and read 650 buffers for 20 hosts at 1 M bookings against 110 through the btree.
   return rows<BusyRow>(
     db,
     `select member_id, 'booking' as kind, ${MS('lower(during)')} as starts, ${MS('upper(during)')} as ends,
@@ -57,7 +61,7 @@ export function busyOfMembers(
        from booking_members
       where member_id = any($1::uuid[]) and mode = $2 and active
         and start_time > $3::timestamptz - interval '7 days' and start_time < $4::timestamptz + interval '7 days'
-        and during && tstzrange($3, $4) and ($5::text is null or booking_id <> $5)
+        and lower(during) < $4 and upper(during) > $3 and ($5::text is null or booking_id <> $5)
       group by member_id
      union all
      select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
