@@ -10,6 +10,10 @@ import { createKey } from './domain/auth/create-key.ts';
 import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
+import { listenForBusyChanges } from './db/busy-changes.ts';
+import { connectedCalendars } from './db/queries/calendar-sync.ts';
+import { connectCalendars } from './domain/calendars/connect.ts';
+import { syncCalendar } from './domain/calendars/sync.ts';
 import { isEmpty, loadSeed, organizationsPresent, readSeedFile } from './domain/seed/load.ts';
 import type { SeedFile } from './domain/seed/validate.ts';
 import { SeedError } from './domain/seed/validate.ts';
@@ -38,6 +42,8 @@ Commands:
   migrate          apply pending database migrations and exit
   seed FILE        load organizations, teams, members, event types, calendars and keys from FILE
   keys create      create an API key and print it once
+  calendars connect  connect a member's CalDAV account (Nextcloud, iCloud, Fastmail, Radicale, ...)
+  calendars sync   sync connected calendars now and print the result of each
 
 Configuration comes from environment variables only; see README.md.
 Run "booking-service <command> --help" for a command's options.`,
@@ -55,6 +61,19 @@ is stored. Defaults: --mode test, --type secret.
 Also accepted: --organization/--organization-id for --org, --scope (repeatable) for --scopes,
 --live/--test for --mode, --publishable/--secret or --kind for --type, --allowed-origin
 (repeatable); lists may be comma- or space-separated.`,
+  calendars: `booking-service calendars connect --org ORG --member MEMBER_ID --url URL --username USER --password-env VAR
+                                   [--primary NAME]
+booking-service calendars sync [--calendar ID]
+
+connect: discovers the account's event calendars (current-user-principal, calendar-home-set,
+collections holding events) from URL, which may be the server, the account or one calendar,
+and records each as a calendar integration of the member, syncing it at once when a worker
+runs. The password is read from the environment variable VAR (never from the command line)
+and stored encrypted with WEBHOOK_SECRET_KEY. --primary picks the calendar bookings are
+written to, by name (default: the first found). URL must be https (http only on loopback).
+
+sync: syncs every connected calendar (or one) now and prints one line per calendar: status,
+events read, busy blocks, duration. Exits 1 when a calendar failed.`,
 };
 
 function usage(command: string, code = 0): never {
@@ -149,6 +168,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
       parts.push({ close: () => configChanges.close() });
+      // a calendar sync in any process (another worker, the CLI) drops this process's cached answers for the member
+      const busyChanges = listenForBusyChanges(db.url, (ids) => void freebusyCache.invalidate(ids), log);
+      parts.push({ close: () => busyChanges.close() });
       const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache, ...(redis ? { redisState: redis.state } : {}) }, rateLimitStore, logger: undefined, loggerInstance: log });
       parts.unshift({ close: () => app.close() });
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
@@ -192,8 +214,8 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') usage('main');
   if (rest.includes('--help') || rest.includes('-h')) usage(command);
-  // `seed` takes one FILE, `keys` its own options; the others take no argument
-  const extra = command === 'keys' ? [] : rest.slice(command === 'seed' ? 1 : 0);
+  // `seed` takes one FILE, `keys` and `calendars` their own options; the others take no argument
+  const extra = command === 'keys' || command === 'calendars' ? [] : rest.slice(command === 'seed' ? 1 : 0);
   if (extra.length > 0 && Object.hasOwn(HELP, command)) {
     console.error(`${command}: unexpected argument "${extra[0]}"\n`);
     usage(command, 2);
@@ -218,7 +240,7 @@ async function main(argv: string[]): Promise<void> {
       const seed = readSeedFile(file);
       const result = await withDatabase(config, async (db) => {
         await migrate(db.pool);
-        return loadSeed(db.pool, seed);
+        return loadSeed(db.pool, seed, { secretKey: config.webhookSecretKey });
       });
       const orgs = seed.organizations.length;
       console.log(`seeded ${orgs} organization${orgs === 1 ? '' : 's'} from ${file}: ${result.changes} row${result.changes === 1 ? '' : 's'} changed`);
@@ -266,10 +288,84 @@ async function main(argv: string[]): Promise<void> {
       console.error(`created ${created.kind} ${created.mode} key ${created.id} for ${created.organizationId}; it is shown only this once`);
       return;
     }
+    case 'calendars':
+      return runCalendars(config, rest);
     default:
       console.error(`unknown command "${command}"\n`);
       usage('main', 2);
   }
+}
+
+async function runCalendars(config: Config, rest: string[]): Promise<void> {
+  const sub = rest[0];
+  if (sub === 'connect') {
+    const { values } = parseArgs({
+      args: rest.slice(1),
+      options: {
+        org: { type: 'string' },
+        member: { type: 'string' },
+        url: { type: 'string' },
+        username: { type: 'string' },
+        'password-env': { type: 'string' },
+        primary: { type: 'string' },
+      },
+    });
+    for (const name of ['org', 'member', 'url', 'username', 'password-env'] as const) {
+      if (!values[name]) {
+        console.error(`calendars connect: --${name} is required\n`);
+        usage('calendars', 2);
+      }
+    }
+    const password = process.env[values['password-env']!];
+    if (!password) {
+      console.error(`calendars connect: the environment variable ${values['password-env']} (--password-env) is not set or empty`);
+      process.exit(2);
+    }
+    const result = await withDatabase(config, async (db) => {
+      await migrate(db.pool);
+      return connectCalendars({ db: db.pool, secretKey: config.webhookSecretKey, timeoutMs: config.calendarRequestTimeoutMs }, {
+        organizationId: values.org!,
+        memberId: values.member!,
+        url: values.url!,
+        username: values.username!,
+        password,
+        primary: values.primary,
+      });
+    });
+    for (const c of result.calendars) {
+      console.log(`${c.id}  ${c.provider}  ${c.isPrimary ? 'primary' : '       '}  ${c.name}  ${c.url}`);
+    }
+    console.error(`connected ${result.calendars.length} calendar${result.calendars.length === 1 ? '' : 's'}; each syncs when a worker runs`);
+    return;
+  }
+  if (sub === 'sync') {
+    const { values } = parseArgs({ args: rest.slice(1), options: { calendar: { type: 'string' } } });
+    const log = createLogger(config);
+    let failed = false;
+    await withDatabase(config, async (db) => {
+      await migrate(db.pool);
+      const cache = createFreeBusyCache(config);
+      try {
+        const list = await connectedCalendars(db.pool, values.calendar);
+        if (values.calendar !== undefined && list.length === 0) {
+          console.error(`calendars sync: no connected calendar "${values.calendar}"`);
+          failed = true;
+        }
+        for (const c of list) {
+          const r = await syncCalendar({ db: db.pool, config, now: () => new Date(), log, freebusyCache: cache }, c.id);
+          if (r.status !== 'SUCCESS') failed = true;
+          const note = r.error ? `  ${r.error}` : '';
+          console.log(`${c.id}  ${r.status}  events=${r.events} skipped=${r.skipped} busy_blocks=${r.busyBlocks} requests=${r.requests} `
+            + `duration_ms=${r.durationMs}${note}`);
+        }
+      } finally {
+        await cache.close();
+      }
+    });
+    if (failed) process.exit(1);
+    return;
+  }
+  usage('calendars', 2);
 }
 
 main(process.argv.slice(2)).catch((err) => {

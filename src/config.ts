@@ -47,6 +47,14 @@ export interface Config {
   metricsPort: number | undefined;
   nodeEnv: string;
   publicUrl: string | undefined;
+  /** Seconds between two syncs of a connected calendar (CALENDAR_SYNC_INTERVAL, docs/calendars.md). */
+  calendarSyncInterval: number;
+  /** Days ahead of today that calendar busy time is read for (CALENDAR_SYNC_HORIZON_DAYS). */
+  calendarSyncHorizonDays: number;
+  /** Deadline of one request to a calendar server, in ms (CALENDAR_REQUEST_TIMEOUT_MS, default 10 s). */
+  calendarRequestTimeoutMs: number;
+  /** Attempts of one calendar write-back before the calendar shows ERROR (CALENDAR_WRITE_ATTEMPTS). */
+  calendarWriteAttempts: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -191,6 +199,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: env.METRICS_PORT ? check(() => int(env, 'METRICS_PORT', 0, 0, 65535), undefined) : undefined,
     nodeEnv,
     publicUrl: check(() => url(env, 'PUBLIC_URL', ['http:', 'https:']), undefined),
+    calendarSyncInterval: check(() => int(env, 'CALENDAR_SYNC_INTERVAL', 300, 1, 86_400), 300),
+    calendarSyncHorizonDays: check(() => int(env, 'CALENDAR_SYNC_HORIZON_DAYS', 180, 1, 3660), 180),
+    calendarRequestTimeoutMs: check(() => int(env, 'CALENDAR_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000), 10_000),
+    calendarWriteAttempts: check(() => int(env, 'CALENDAR_WRITE_ATTEMPTS', 10, 1, 50), 10),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

@@ -26,6 +26,21 @@ export interface ConfigListener {
  * caches' own expiry still applies. TCP keepalive notices a connection dropped silently.
  */
 export function listenForConfigChanges(url: string, onChange: () => void, log: Logger): ConfigListener {
+  return listenOnChannel(url, CHANNEL, () => onChange(), onChange, log, 'configuration change listener');
+}
+
+/**
+ * LISTEN on `channel` on a connection of its own, calling `onNotify` with each payload and
+ * `onListening` each time LISTEN takes effect (announcements made while it was not were missed).
+ */
+export function listenOnChannel(
+  url: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onListening: () => void,
+  log: Logger,
+  name: string,
+): ConfigListener {
   let closed = false;
   let client: pg.Client | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -42,20 +57,20 @@ export function listenForConfigChanges(url: string, onChange: () => void, log: L
   const connect = async () => {
     if (closed) return;
     const c = new pg.Client({ connectionString: url, application_name: 'booking-service', keepAlive: true });
-    c.on('notification', () => onChange());
-    c.on('error', (err) => log.warn({ err: err.message }, 'configuration change listener: connection lost'));
+    c.on('notification', (msg) => onNotify(msg.payload ?? ''));
+    c.on('error', (err) => log.warn({ err: err.message }, `${name}: connection lost`));
     c.on('end', retry);
     try {
       await c.connect();
-      await c.query(`listen ${CHANNEL}`);
+      await c.query(`listen ${channel}`);
       if (closed) {
         await c.end();
         return;
       }
       client = c;
-      onChange();
+      onListening();
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'configuration change listener: cannot listen; retrying');
+      log.warn({ err: (err as Error).message }, `${name}: cannot listen; retrying`);
       await c.end().catch(() => {});
       retry();
     }

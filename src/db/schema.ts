@@ -120,6 +120,46 @@ export const COLUMNS = {
     supports_webhooks: 'bool',
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
+    sync_error: 'text null',
+  },
+  calendar_connections: {
+    calendar_id: 'text',
+    url: 'text',
+    username: 'text',
+    password_encrypted: 'text',
+    password_digest: 'text',
+    sync_token: 'text null',
+    ctag: 'text null',
+    window_start: 'timestamptz null',
+    window_end: 'timestamptz null',
+    sync_lease: 'text null',
+    sync_lease_until: 'timestamptz null',
+    last_attempt_at: 'timestamptz null',
+    write_error: 'text null',
+    events_read: 'int4',
+    skipped: 'int4',
+  },
+  calendar_resources: {
+    calendar_id: 'text',
+    href: 'text',
+    etag: 'text null',
+    data: 'text',
+    events: 'int4',
+    skipped: 'int4',
+  },
+  calendar_busy: {
+    calendar_id: 'text',
+    href: 'text',
+    member_id: 'uuid',
+    start_time: 'timestamptz',
+    end_time: 'timestamptz',
+  },
+  calendar_event_writes: {
+    root_booking_id: 'text',
+    calendar_id: 'text',
+    href: 'text',
+    etag: 'text null',
+    sequence: 'int4',
   },
   api_keys: {
     id: 'text',
@@ -296,6 +336,10 @@ export type OutOfOfficeRow = Row<'out_of_office'>;
 export type EventTypeRow = Row<'event_types', { scheduling_type: SchedulingType; workload: Workload }>;
 export type CustomFieldRow = Row<'event_type_custom_fields', { options: string[] | null }>;
 export type CalendarRow = Row<'calendars', { provider: CalendarProvider; sync_status: CalendarSyncStatus }>;
+export type CalendarConnectionRow = Row<'calendar_connections'>;
+export type CalendarResourceRow = Row<'calendar_resources'>;
+export type CalendarBusyRow = Row<'calendar_busy'>;
+export type CalendarEventWriteRow = Row<'calendar_event_writes'>;
 export type ApiKeyRow = Row<'api_keys', { kind: KeyKind; mode: Mode }>;
 export type IdempotencyKeyRow = Row<'idempotency_keys', { state: IdempotencyState }>;
 export type BookingRow = Row<'bookings', {
@@ -329,6 +373,10 @@ export interface Database {
   event_types: EventTypeRow;
   event_type_custom_fields: CustomFieldRow;
   calendars: CalendarRow;
+  calendar_connections: CalendarConnectionRow;
+  calendar_resources: CalendarResourceRow;
+  calendar_busy: CalendarBusyRow;
+  calendar_event_writes: CalendarEventWriteRow;
   api_keys: ApiKeyRow;
   idempotency_keys: IdempotencyKeyRow;
   bookings: BookingRow;

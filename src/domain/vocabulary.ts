@@ -57,7 +57,7 @@ export interface WorkingHoursRule {
 
 export type KeyKind = 'publishable' | 'secret';
 
-export type CalendarProvider = 'GOOGLE' | 'MICROSOFT' | 'APPLE';
+export type CalendarProvider = 'GOOGLE' | 'MICROSOFT' | 'APPLE' | 'CALDAV';
 export type CalendarSyncStatus = 'PENDING' | 'SYNCING' | 'SUCCESS' | 'ERROR' | 'NEEDS_REAUTH';
 
 export type EmailStatus = 'pending' | 'sent' | 'logged' | 'failed';

@@ -6,7 +6,12 @@ import { jobsFailed, observePool, observeQueue } from '../metrics.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
 
-const CRONTAB = ['0 * * * * purge-idempotency ?fill=2h', '* * * * * recover-dead-workers', '* * * * * vacuum-job-table'].join('\n');
+const CRONTAB = [
+  '0 * * * * purge-idempotency ?fill=2h',
+  '* * * * * recover-dead-workers',
+  '* * * * * vacuum-job-table',
+  '* * * * * schedule-calendar-syncs',
+].join('\n');
 
 /** graphile-worker's log lines go through our pino logger, so they carry the same fields. */
 function queueLogger(deps: WorkerDeps): QueueLogger {

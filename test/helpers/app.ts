@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
+import { listenForBusyChanges } from '../../src/db/busy-changes.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { clearKeyCache } from '../../src/domain/auth/keys.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
@@ -67,7 +68,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     ...opts.env,
     DATABASE_URL: db.url,
   });
-  if (opts.seed !== null) await loadSeed(db.pool, validateSeed(opts.seed ?? testSeed()));
+  if (opts.seed !== null) await loadSeed(db.pool, validateSeed(opts.seed ?? testSeed()), { secretKey: config.webhookSecretKey });
   const clock = { now: opts.now ?? new Date() };
   const fixed = opts.now !== undefined;
   const now = () => (fixed ? new Date(clock.now) : new Date());
@@ -77,6 +78,11 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     rateLimitStore: opts.rateLimitStore ?? new MemoryRateLimitStore(),
     ...(opts.log ? { loggerInstance: opts.log } : { logger: false }),
   });
+  // as `serve` does: a calendar sync in another process drops this process's cached answers
+  let listening!: () => void;
+  const ready = new Promise<void>((r) => (listening = r));
+  const busyChanges = listenForBusyChanges(db.url, (ids) => void freebusyCache.invalidate(ids), pino({ level: 'silent' }), () => listening());
+  await ready;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -111,6 +117,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     request,
     async close() {
       if (runner) await runner.stop();
+      await busyChanges.close();
       await app.close();
       await db.drop();
     },

@@ -4,14 +4,15 @@ import type { MemberBookingCountRow } from '../schema.ts';
 
 /**
  * What blocks members' time, for many members in one round trip: active booking holds of one
- * mode (their `during` is already widened by the booked type's buffers) and out-of-office
- * blocks. Instants travel as comma-separated epoch milliseconds, which parse far faster than
+ * mode (their `during` is already widened by the booked type's buffers), out-of-office blocks,
+ * and the busy blocks of their connected calendars as the last successful sync stored them
+ * (calendars are shared configuration: they block test and live bookings alike). Instants travel as comma-separated epoch milliseconds, which parse far faster than
  * thousands of timestamptz rows.
  */
 export interface BusyRow {
   member_id: string;
-  kind: 'booking' | 'ooo' | 'stats';
-  /** booking, ooo: the intervals' starts and ends */
+  kind: 'booking' | 'ooo' | 'calendar' | 'stats';
+  /** booking, ooo, calendar: the intervals' starts and ends */
   starts: string | null;
   ends: string | null;
   /** bookings only: the booking start times, for the daily cap */
@@ -66,6 +67,11 @@ export function busyOfMembers(
      union all
      select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
        from out_of_office
+      where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
+      group by member_id
+     union all
+     select member_id, 'calendar', ${MS('start_time')}, ${MS('end_time')}, null, null, null
+       from calendar_busy
       where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
       group by member_id
      union all

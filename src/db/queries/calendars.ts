@@ -1,6 +1,7 @@
-import type { Db } from '../pool.ts';
+import { randomBytes } from 'node:crypto';
+import type { Db, Tx } from '../pool.ts';
 import type { CalendarRow } from '../schema.ts';
-import { one, rows } from '../pool.ts';
+import { exec, one, rows } from '../pool.ts';
 
 export interface CalendarFilter {
   organizationId: string;
@@ -37,4 +38,43 @@ export async function list(db: Db, f: CalendarFilter, limit: number, offset: num
 
 export function ofUser(db: Db, organizationId: string, userId: string): Promise<CalendarRow[]> {
   return rows<CalendarRow>(db, `select * from calendars where organization_id = $1 and user_id = $2 ${ORDER}`, [organizationId, userId]);
+}
+
+/** The member's calendars of these providers stop being primary (connect picks a new one). */
+export async function clearPrimary(tx: Tx, userId: string, providers: readonly string[]): Promise<void> {
+  await exec(tx, 'update calendars set is_primary = false, updated_at = clock_timestamp() where user_id = $1 and provider = any($2) and is_primary', [
+    userId,
+    providers,
+  ]);
+}
+
+export interface ConnectedCalendar {
+  organizationId: string;
+  userId: string;
+  teamId: string;
+  provider: string;
+  calendarId: string;
+  calendarName: string;
+  providerEmail: string | null;
+  timezone: string;
+  isPrimary: boolean;
+}
+
+/** A discovered calendar of a member, matched by its collection URL (calendar_id); returns its id. */
+export async function upsertConnected(tx: Tx, c: ConnectedCalendar): Promise<string> {
+  const existing = await one<{ id: string }>(
+    tx,
+    'select id from calendars where organization_id = $1 and user_id = $2 and calendar_id = $3 order by created_at limit 1',
+    [c.organizationId, c.userId, c.calendarId],
+  );
+  const id = existing?.id ?? `cal_${randomBytes(12).toString('hex')}`;
+  await exec(
+    tx,
+    `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, calendar_name, provider_email, timezone, is_primary)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     on conflict (id) do update set provider = excluded.provider, calendar_name = excluded.calendar_name,
+       provider_email = excluded.provider_email, is_primary = excluded.is_primary, updated_at = clock_timestamp()`,
+    [id, c.organizationId, c.userId, c.teamId, c.provider, c.calendarId, c.calendarName, c.providerEmail, c.timezone, c.isPrimary],
+  );
+  return id;
 }

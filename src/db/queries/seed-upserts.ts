@@ -126,6 +126,8 @@ export async function upsertEventType(tx: Tx, orgId: string, e: SeedEventType): 
  * the insert trigger, src/db/functions/calendars_updated_at_on_insert.sql).
  */
 export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<number> {
+  // A connected calendar's syncStatus and lastSyncAt belong to its syncs: the file gives them
+  // only for a new row, so seeding the same file again changes nothing.
   return exec(
     tx,
     `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, calendar_name, provider_email,
@@ -135,20 +137,20 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
      on conflict (id) do update set user_id = excluded.user_id, team_id = excluded.team_id, provider = excluded.provider,
        calendar_id = excluded.calendar_id, calendar_name = excluded.calendar_name,
        provider_email = excluded.provider_email, timezone = excluded.timezone, is_primary = excluded.is_primary,
-       sync_status = excluded.sync_status, last_sync_at = excluded.last_sync_at,
+       sync_status = case when $16 then calendars.sync_status else excluded.sync_status end,
+       last_sync_at = case when $16 then calendars.last_sync_at else excluded.last_sync_at end,
        supports_webhooks = excluded.supports_webhooks,
        created_at = coalesce($14::timestamptz, calendars.created_at), updated_at = coalesce($15::timestamptz, clock_timestamp())
      where calendars.organization_id = excluded.organization_id
        and ((calendars.user_id, calendars.team_id, calendars.provider, calendars.calendar_id, calendars.calendar_name,
-             calendars.provider_email, calendars.timezone, calendars.is_primary, calendars.sync_status,
-             calendars.last_sync_at, calendars.supports_webhooks)
+             calendars.provider_email, calendars.timezone, calendars.is_primary, calendars.supports_webhooks)
             is distinct from (excluded.user_id, excluded.team_id, excluded.provider, excluded.calendar_id,
-             excluded.calendar_name, excluded.provider_email, excluded.timezone, excluded.is_primary,
-             excluded.sync_status, excluded.last_sync_at, excluded.supports_webhooks)
+             excluded.calendar_name, excluded.provider_email, excluded.timezone, excluded.is_primary, excluded.supports_webhooks)
+         or (not $16 and (calendars.sync_status, calendars.last_sync_at) is distinct from (excluded.sync_status, excluded.last_sync_at))
          or ($14::timestamptz is not null and calendars.created_at <> $14::timestamptz)
          or ($15::timestamptz is not null and calendars.updated_at <> $15::timestamptz))`,
     [c.id, orgId, c.userId, c.teamId, c.provider, c.calendarId, c.calendarName, c.providerEmail, c.timezone, c.isPrimary, c.syncStatus, c.lastSyncAt,
-      c.supportsWebhooks, c.createdAt, c.updatedAt],
+      c.supportsWebhooks, c.createdAt, c.updatedAt, c.connection !== null],
   );
 }
 

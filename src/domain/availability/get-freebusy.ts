@@ -41,7 +41,7 @@ function pairs(starts: string | null, ends: string | null): Interval[] {
 /**
  * GET /freebusy/{userId}: the member's [start, end) tiled by time_slot, each tile free or busy
  * with a reason (decisions.md §4a). Answers are cached 60 s per member; booking changes
- * invalidate them. Bookings of the caller's mode count (live without a key). Returns the JSON body.
+ * and calendar syncs invalidate them. Bookings of the caller's mode count (live without a key). Returns the JSON body.
  */
 export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusyCaller, userId: string, q: FreeBusyQuery) {
   if (!isMemberId(userId)) throw new ValidationError(`path parameter "userId" must be a user id (UUID), got "${userId}"`, 'userId');
@@ -65,9 +65,10 @@ export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusy
   const rows = await busyOfMembers(db, [member.id], caller.mode, new Date(from), new Date(to), null);
   const bookings = mergeIntervals(rows.filter((r) => r.kind === 'booking').flatMap((r) => pairs(r.starts, r.ends)));
   const ooo = mergeIntervals(rows.filter((r) => r.kind === 'ooo').flatMap((r) => pairs(r.starts, r.ends)));
+  const calendar = mergeIntervals(rows.filter((r) => r.kind === 'calendar').flatMap((r) => pairs(r.starts, r.ends)));
   // Windows of consecutive days join here: a tile over midnight is free if both days work then.
   const working = mergeIntervals(workingWindows(member.working_hours, zoneDays(member.timezone, from, to)));
-  const slots = freeBusySlots(from, to, q.time_slot * MINUTE_MS, working, bookings, ooo);
+  const slots = freeBusySlots(from, to, q.time_slot * MINUTE_MS, working, bookings, ooo, calendar);
   const body = JSON.stringify({
     success: true,
     user_id: member.id,

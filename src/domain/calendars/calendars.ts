@@ -10,7 +10,7 @@ export const MAX_CALENDAR_LIMIT = 100;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** Calendar integration metadata, camelCase; the table holds no credentials and none are shown. */
+/** A calendar integration, camelCase; its connection (URL, user, encrypted password) lives apart and is never shown. */
 export function calendarJson(c: CalendarRow) {
   return {
     id: c.id,
@@ -24,6 +24,7 @@ export function calendarJson(c: CalendarRow) {
     isPrimary: c.is_primary,
     syncStatus: c.sync_status,
     lastSyncAt: iso(c.last_sync_at),
+    syncError: c.sync_error,
     supportsWebhooks: c.supports_webhooks,
     createdAt: c.created_at.toISOString(),
     updatedAt: c.updated_at.toISOString(),
@@ -67,6 +68,7 @@ export async function userCalendars(db: Db, organizationId: string, userId: stri
         isPrimary: full.isPrimary,
         syncStatus: full.syncStatus,
         lastSyncAt: full.lastSyncAt,
+        syncError: full.syncError,
       };
     }),
   };

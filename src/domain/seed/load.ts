@@ -6,6 +6,8 @@ import { upsertKey } from '../../db/queries/api-keys.ts';
 import * as up from '../../db/queries/seed-upserts.ts';
 import { displayPrefix, hashKey, newKeyId } from '../auth/keys.ts';
 import { parseKey } from '../auth/scopes.ts';
+import { dropConnection } from '../../db/queries/calendar-sync.ts';
+import { saveConnection } from '../calendars/connect.ts';
 import type { SeedFile } from './validate.ts';
 import { SeedError, validateSeed } from './validate.ts';
 
@@ -30,11 +32,17 @@ export function readSeedFile(file: string): SeedFile {
   return validateSeed(raw);
 }
 
+export interface SeedOptions {
+  /** WEBHOOK_SECRET_KEY: encrypts calendar connection passwords; needed when the file connects calendars. */
+  secretKey?: Buffer;
+}
+
 /**
  * Loads a validated seed file in one transaction: all of it or nothing. Rows are matched by
- * id (keys by their hash) and only rows whose values differ are written.
+ * id (keys by their hash) and only rows whose values differ are written. A calendar connection
+ * that is new or changed enqueues that calendar's sync in the same transaction.
  */
-export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> {
+export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {}): Promise<SeedResult> {
   const changes = await transaction(pool, async (tx) => {
     let n = 0;
     for (const [oi, org] of seed.organizations.entries()) {
@@ -45,7 +53,15 @@ export async function loadSeed(pool: Pool, seed: SeedFile): Promise<SeedResult> 
       for (const team of org.teams) n += await up.upsertTeam(tx, org.id, team);
       for (const member of org.members) n += await up.upsertMember(tx, org.id, member);
       for (const type of org.event_types) n += await up.upsertEventType(tx, org.id, type);
-      for (const cal of org.calendars) n += await up.upsertCalendar(tx, org.id, cal);
+      for (const [ci, cal] of org.calendars.entries()) {
+        n += await up.upsertCalendar(tx, org.id, cal);
+        if (cal.connection) {
+          if (!opts.secretKey) throw new SeedError(`${p}.calendars[${ci}].connection: no key to encrypt the password with`);
+          if (await saveConnection(tx, cal.id, cal.connection, opts.secretKey)) n += 1;
+        } else if (await dropConnection(tx, cal.id)) {
+          n += 1;
+        }
+      }
       for (const k of org.api_keys) {
         const parsed = parseKey(k.key)!;
         const outcome = await upsertKey(tx, {

@@ -4,6 +4,7 @@ import { PUBLISHABLE_SCOPES, isScope, parseKey } from '../auth/scopes.ts';
 import { CUSTOM_FIELD_TYPES } from '../event-types/custom-field-types.ts';
 import { CUSTOM_FIELD_KEY_PATTERN, EVENT_TYPE_LIMITS, SLUG_PATTERN } from '../event-types/limits.ts';
 import { isMemberId } from '../members/member-id.ts';
+import { MAX_CALENDAR_URL_LENGTH, checkCalendarUrl } from '../calendars/url-rules.ts';
 
 /** A bad seed file: the message names the JSON path of the first bad value. */
 export class SeedError extends Error {}
@@ -71,6 +72,8 @@ export interface SeedCalendar {
   /** As in the file; absent: when seed first writes the calendar, and when it last changed it. */
   createdAt: string | null;
   updatedAt: string | null;
+  /** CALDAV/APPLE only: the calendar collection to sync and write bookings to (docs/calendars.md). */
+  connection: { url: string; username: string; password: string } | null;
 }
 export interface SeedApiKey {
   key: string;
@@ -96,7 +99,8 @@ type Obj = Record<string, unknown>;
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PROVIDERS = ['GOOGLE', 'MICROSOFT', 'APPLE'];
+const PROVIDERS = ['GOOGLE', 'MICROSOFT', 'APPLE', 'CALDAV'];
+const SYNCED = ['CALDAV', 'APPLE'];
 const SYNC = ['PENDING', 'SYNCING', 'SUCCESS', 'ERROR', 'NEEDS_REAUTH'];
 const SCHEDULING = ['SOLO', 'ROUND_ROBIN', 'COLLECTIVE'];
 
@@ -283,11 +287,13 @@ function calendar(raw: unknown, p: string, teams: Set<string>, members: Map<stri
   if (!teams.has(teamId)) fail(`${p}.teamId`, `unknown team "${teamId}"`);
   const timezone = str(c.timezone, `${p}.timezone`, { optional: true, nullable: true });
   if (timezone !== null && !IANAZone.isValidZone(timezone)) fail(`${p}.timezone`, `unknown time zone "${timezone}"`);
+  const provider = oneOf(c.provider, `${p}.provider`, PROVIDERS);
   return {
     id: reqStr(c.id, `${p}.id`, 255),
     userId,
     teamId,
-    provider: oneOf(c.provider, `${p}.provider`, PROVIDERS),
+    provider,
+    connection: connection(c.connection, `${p}.connection`, provider),
     calendarId: reqStr(c.calendarId, `${p}.calendarId`, 1000),
     calendarName: str(c.calendarName, `${p}.calendarName`, { optional: true, nullable: true }),
     providerEmail: str(c.providerEmail, `${p}.providerEmail`, { optional: true, nullable: true }),
@@ -298,6 +304,23 @@ function calendar(raw: unknown, p: string, teams: Set<string>, members: Map<stri
     supportsWebhooks: bool(c.supportsWebhooks, `${p}.supportsWebhooks`, false),
     ...createdAndUpdated(c, p),
   };
+}
+
+/** A calendar's `connection {url, username, password}`: CALDAV and APPLE only, URL rules of docs/calendars.md. */
+function connection(raw: unknown, p: string, provider: string): SeedCalendar['connection'] {
+  if (raw === undefined || raw === null) return null;
+  if (!SYNCED.includes(provider)) fail(p, `only ${SYNCED.join(' and ')} calendars can be connected; ${provider} is metadata only`);
+  const c = obj(raw, p);
+  const url = reqStr(c.url, `${p}.url`, MAX_CALENDAR_URL_LENGTH);
+  try {
+    checkCalendarUrl(url);
+  } catch (err) {
+    fail(`${p}.url`, (err as Error).message.replace(/^url: /, ''));
+  }
+  for (const key of Object.keys(c)) if (!['url', 'username', 'password'].includes(key)) fail(`${p}.${key}`, 'unknown field');
+  // the password is never echoed, even in an error
+  if (typeof c.password !== 'string' || c.password.length === 0 || c.password.length > 1000) fail(`${p}.password`, 'expected a non-empty string');
+  return { url, username: reqStr(c.username, `${p}.username`, 500), password: c.password };
 }
 
 function createdAndUpdated(c: Obj, p: string): { createdAt: string | null; updatedAt: string | null } {

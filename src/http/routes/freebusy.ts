@@ -23,7 +23,7 @@ const FreeBusyResponse = Type.Object({
       start: DateTime,
       end: DateTime,
       status: Type.Union([Type.Literal('free'), Type.Literal('busy')]),
-      reason: Type.Optional(Type.Union([Type.Literal('booking'), Type.Literal('out_of_office'), Type.Literal('outside_working_hours')])),
+      reason: Type.Optional(Type.Union([Type.Literal('booking'), Type.Literal('calendar'), Type.Literal('out_of_office'), Type.Literal('outside_working_hours')])),
     }),
   ),
 }, {

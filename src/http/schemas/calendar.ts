@@ -4,7 +4,11 @@ import { DateTime, Nullable, StringEnum, ref } from './common.ts';
 
 export { CalendarPagination } from './common.ts';
 
-export const Provider = StringEnum(['GOOGLE', 'MICROSOFT', 'APPLE'], { $id: 'CalendarProvider' });
+export const Provider = StringEnum(['GOOGLE', 'MICROSOFT', 'APPLE', 'CALDAV'], {
+  $id: 'CalendarProvider',
+  description: 'CALDAV and APPLE (iCloud) calendars with a connection are synced; GOOGLE and MICROSOFT are metadata only',
+});
+const SyncError = Nullable(Type.String({ description: 'why the last sync or a booking write-back failed (never credentials); null otherwise' }));
 export const SyncStatus = StringEnum(['PENDING', 'SYNCING', 'SUCCESS', 'ERROR', 'NEEDS_REAUTH'], {
   $id: 'CalendarSyncStatus',
   description:
@@ -23,6 +27,7 @@ const CALENDAR_EXAMPLE = {
   isPrimary: true,
   syncStatus: 'SUCCESS',
   lastSyncAt: '2026-11-25T07:00:00.000Z',
+  syncError: null,
   supportsWebhooks: true,
   createdAt: '2026-10-01T12:00:00.000Z',
   updatedAt: '2026-11-25T07:00:00.000Z',
@@ -40,6 +45,7 @@ export const Calendar = Type.Object({
   isPrimary: Type.Boolean(),
   syncStatus: ref(SyncStatus),
   lastSyncAt: Nullable(DateTime),
+  syncError: SyncError,
   supportsWebhooks: Type.Boolean(),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -53,11 +59,12 @@ export const UserCalendar = Type.Object({
   isPrimary: Type.Boolean(),
   syncStatus: ref(SyncStatus),
   lastSyncAt: Nullable(DateTime),
+  syncError: SyncError,
 }, {
   $id: 'UserCalendar',
   description: 'A calendar integration as listed for one user.',
-  examples: [(({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt }) =>
-    ({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt }))(CALENDAR_EXAMPLE)],
+  examples: [(({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt, syncError }) =>
+    ({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt, syncError }))(CALENDAR_EXAMPLE)],
 });
 
 export const CalendarListQuery = Type.Object({

@@ -1,0 +1,57 @@
+import pino from 'pino';
+import type { FreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import type { SyncOutcome } from '../../src/domain/calendars/sync.ts';
+import { syncCalendar } from '../../src/domain/calendars/sync.ts';
+import type { TestApp } from './app.ts';
+import type { SeedJson } from './fixtures.ts';
+import { MEMBERS, testSeed } from './fixtures.ts';
+
+/** One VEVENT in UTC, as a calendar client would store it (CRLF lines). */
+export function vevent(uid: string, start: string, end: string, extra: string[] = []): string {
+  const utc = (s: string) => s.replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return [
+    'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//Calendar//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20261101T000000Z',
+    `DTSTART:${utc(start)}`, `DTEND:${utc(end)}`, 'SUMMARY:Dentist', ...extra, 'END:VEVENT', 'END:VCALENDAR', '',
+  ].join('\r\n');
+}
+
+/** A SOLO event type hosted by Amara alone: 30 min on a 30 min grid, no notice, no buffers. */
+export const AMARA_TYPE = 'et_amara_solo';
+
+/**
+ * The test seed plus Amara's event type and, for each given calendar, a CALDAV calendar with a
+ * connection (Amara's `cal_amara_caldav` is her primary).
+ */
+export function calendarSeed(connections: { id: string; member?: string; url: string; username: string; password: string; primary?: boolean }[]): SeedJson {
+  const seed = testSeed();
+  const org = seed.organizations[0];
+  org.event_types.push({
+    id: AMARA_TYPE, team_id: 'team_advisors', name: 'Amara call', slug: 'amara-call', description: 'A call with Amara',
+    duration: 30, slot_interval: 30, minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.amara],
+  });
+  for (const c of connections) {
+    org.calendars.push({
+      id: c.id, userId: c.member ?? MEMBERS.amara, teamId: 'team_advisors', provider: 'CALDAV', calendarId: c.url,
+      calendarName: c.id, providerEmail: null, timezone: 'Europe/London', isPrimary: c.primary ?? true,
+      connection: { url: c.url, username: c.username, password: c.password },
+    });
+  }
+  return seed;
+}
+
+/** Syncs a calendar as a worker process would, with a cache of its own (another process's) unless given. */
+export function syncNow(t: TestApp, calendarId: string, cache: FreeBusyCache = new MemoryFreeBusyCache()): Promise<SyncOutcome> {
+  return syncCalendar({ db: t.db.pool, config: t.config, now: () => new Date(t.clock.now), log: pino({ level: 'silent' }), freebusyCache: cache }, calendarId);
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
