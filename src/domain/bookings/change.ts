@@ -3,6 +3,7 @@ import { transaction } from '../../db/pool.ts';
 import * as holds from '../../db/queries/booking-members.ts';
 import type { LockedBooking } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
+import { enqueueCalendarWrites } from '../calendars/write-back.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { NotFound, PreconditionFailed } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
@@ -73,6 +74,7 @@ export function confirmBooking(deps: BookingDeps, caller: Caller, id: string): P
   return changeBooking(deps, caller, id, 'confirm', async (tx, locked) => {
     const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'SCHEDULED' });
     if (locked.status === 'PENDING_CONFIRMATION') await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'scheduled', booking: row });
+    await enqueueCalendarWrites(tx, [row.id]);
     return { booking: row, touched: [] };
   });
 }
@@ -126,6 +128,7 @@ export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, rea
     await emit(tx, row, 'BOOKING_CANCELLED', now);
     const attendeeInvited = locked.status !== 'PENDING_CONFIRMATION' && locked.status !== 'DRAFT';
     await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled', booking: row, attendeeInvited });
+    await enqueueCalendarWrites(tx, [row.id]);
     return { booking: row, touched };
   });
 }

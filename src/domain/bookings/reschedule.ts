@@ -3,6 +3,7 @@ import * as holds from '../../db/queries/booking-members.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import { freeHostsAt } from '../availability/find-slots.ts';
+import { enqueueCalendarWrites } from '../calendars/write-back.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import type { BookingEventType } from '../events/record.ts';
@@ -93,6 +94,8 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
       const booking = bookingJson(fresh);
       await recordEvents(tx, types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: now })));
       await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled', booking: fresh });
+      // the same calendar UID, moved (and moved to other hosts' calendars if the hosts changed)
+      await enqueueCalendarWrites(tx, [newId]);
       return { booking: fresh, touched: [...new Set([...released, ...taken])] };
     });
   });

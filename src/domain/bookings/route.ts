@@ -4,6 +4,7 @@ import { transaction } from '../../db/pool.ts';
 import type { Assignment, BookingToRoute } from '../../db/queries/bookings.ts';
 import * as bookings from '../../db/queries/bookings.ts';
 import { bookingRouting, bookingTransitions } from '../../metrics.ts';
+import { enqueueCalendarWrites } from '../calendars/write-back.ts';
 import { enqueueBookingEmails } from '../email/enqueue.ts';
 import { emitEach } from './change.ts';
 import { decide, routedStatus } from './transitions.ts';
@@ -31,8 +32,8 @@ function assignmentOf(booking: BookingToRoute): Assignment | 'skipped' | 'no_hol
  * Each booking's member was already chosen and held by its create transaction (capacity is
  * decided there), so routing cannot fail for lack of a member and never drops a booking that
  * got its 201: it turns the holds into the assignment, moves the booking to SCHEDULED or
- * PENDING_CONFIRMATION, and records ASSIGNMENT_CHANGED and the first email in the same
- * transaction. Running it twice is harmless: only DRAFT is routed. A booking that another
+ * PENDING_CONFIRMATION, and records ASSIGNMENT_CHANGED, the first email and the hosts'
+ * calendar write-back in the same transaction. Running it twice is harmless: only DRAFT is routed. A booking that another
  * transaction holds right now comes back 'busy' instead of being waited for.
  */
 export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Promise<Map<string, RouteOutcome>> {
@@ -63,6 +64,7 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     await enqueueBookingEmails(tx, rows.map((row) => ({
       bookingId: row.id, kind: row.status === 'PENDING_CONFIRMATION' ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
     })));
+    await enqueueCalendarWrites(tx, rows.map((row) => row.id));
     return result;
   });
   // No free/busy invalidation: busy time is the holds, which the create already wrote (and

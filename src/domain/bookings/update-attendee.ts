@@ -1,4 +1,5 @@
 import * as bookings from '../../db/queries/bookings.ts';
+import { enqueueCalendarWrites } from '../calendars/write-back.ts';
 import { enqueueBookingEmail } from '../email/enqueue.ts';
 import type { Applied } from './change.ts';
 import { changeBooking, emit } from './change.ts';
@@ -20,6 +21,8 @@ export function updateBookingAttendee(deps: BookingDeps, caller: Caller, id: str
     if (next.email.toLowerCase() !== previous.toLowerCase()) {
       await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'email_changed', previousEmail: previous });
     }
+    // the spec's "the external calendar event's attendees are patched"
+    await enqueueCalendarWrites(tx, [row.id]);
     return { booking: row, touched: [] };
   });
 }

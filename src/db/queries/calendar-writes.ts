@@ -1,0 +1,145 @@
+import type { Db, Tx } from '../pool.ts';
+import { exec, one, rows, rowsReplanned } from '../pool.ts';
+import { SYNCED_PROVIDERS } from './calendar-sync.ts';
+
+// The first booking of each given booking's reschedule chain (the meeting's calendar UID).
+const ROOTS = `with recursive chain (start_id, id, parent, depth) as (
+    select b.id, b.id, b.rescheduled_from, 0 from bookings b where b.id = any($1::text[])
+    union all
+    select c.start_id, p.id, p.rescheduled_from, c.depth + 1 from chain c join bookings p on p.id = c.parent where c.depth < 10000
+  ), roots as (select distinct on (start_id) start_id, id as root from chain order by start_id, depth desc)`;
+
+/**
+ * Of these bookings, the meetings (chain roots) a calendar write-back job must look at: live
+ * bookings with a host whose primary calendar is connected (CALDAV/APPLE), or a meeting already
+ * written somewhere (to update or delete it). Everything else costs no job.
+ */
+export function meetingsToWrite(tx: Tx, bookingIds: readonly string[]): Promise<{ root: string }[]> {
+  return rowsReplanned<{ root: string }>(
+    tx,
+    `${ROOTS}
+     select distinct r.root from roots r join bookings b on b.id = r.start_id
+      where exists (select 1 from calendar_event_writes w where w.root_booking_id = r.root)
+         or (b.mode = 'live' and exists (
+               select 1 from calendars c join calendar_connections k on k.calendar_id = c.id
+                where c.user_id = any(array_remove(array[b.assigned_to_id], null) || b.host_ids)
+                  and c.is_primary and c.provider = any($2)))`,
+    [bookingIds, SYNCED_PROVIDERS],
+  );
+}
+
+export interface MeetingHost {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** The booking a meeting shows now: the last of its reschedule chain, with what the event says. */
+export interface MeetingState {
+  id: string;
+  mode: string;
+  status: string;
+  start_time: Date;
+  end_time: Date;
+  attendee: { name: string; email: string; timezone?: string; phone?: string };
+  event_type_name: string | null;
+  event_type_description: string | null;
+  hosts: MeetingHost[];
+}
+
+export function meetingState(db: Db, rootId: string): Promise<MeetingState | undefined> {
+  return one<MeetingState>(
+    db,
+    `with recursive chain (id, next, depth) as (
+        select b.id, b.rescheduled_to, 0 from bookings b where b.id = $1
+        union all
+        select n.id, n.rescheduled_to, c.depth + 1 from chain c join bookings n on n.id = c.next where c.depth < 10000
+      ), last as (select id from chain order by depth desc limit 1)
+     select b.id, b.mode, b.status, b.start_time, b.end_time, b.attendee, et.name as event_type_name,
+            et.description as event_type_description,
+            (select coalesce(json_agg(json_build_object('id', m.id, 'name', m.name, 'email', m.email) order by w.n), '[]')
+               from (select distinct on (id) id, n from unnest(array_remove(array[b.assigned_to_id], null) || b.host_ids)
+                       with ordinality as u(id, n) order by id, n) w
+               join members m on m.id = w.id) as hosts
+       from last join bookings b on b.id = last.id left join event_types et on et.id = b.event_type_id`,
+    [rootId],
+  );
+}
+
+export interface WriteTarget {
+  calendar_id: string;
+  user_id: string;
+  url: string;
+  username: string;
+  password_encrypted: string;
+  sync_status: string;
+}
+
+/** Each host's primary connected calendar (the oldest if several), NEEDS_REAUTH ones included (the caller skips them). */
+export function primaryCalendars(db: Db, memberIds: readonly string[]): Promise<WriteTarget[]> {
+  return rows<WriteTarget>(
+    db,
+    `select distinct on (c.user_id) c.id as calendar_id, c.user_id, k.url, k.username, k.password_encrypted, c.sync_status
+       from calendars c join calendar_connections k on k.calendar_id = c.id
+      where c.user_id = any($1::uuid[]) and c.is_primary and c.provider = any($2)
+      order by c.user_id, c.created_at, c.id`,
+    [memberIds, SYNCED_PROVIDERS],
+  );
+}
+
+export interface WriteRow {
+  root_booking_id: string;
+  calendar_id: string;
+  href: string;
+  etag: string | null;
+  sequence: number;
+  url: string | null;
+  username: string | null;
+  password_encrypted: string | null;
+  sync_status: string;
+}
+
+/** Where the meeting is written now, with each calendar's connection (null when it was dropped). */
+export function writesOf(db: Db, rootId: string): Promise<WriteRow[]> {
+  return rows<WriteRow>(
+    db,
+    `select w.*, k.url, k.username, k.password_encrypted, c.sync_status
+       from calendar_event_writes w join calendars c on c.id = w.calendar_id
+       left join calendar_connections k on k.calendar_id = w.calendar_id
+      where w.root_booking_id = $1`,
+    [rootId],
+  );
+}
+
+export async function recordWrite(db: Db, w: { root: string; calendarId: string; href: string; etag: string | null; sequence: number }) {
+  await exec(
+    db,
+    `insert into calendar_event_writes (root_booking_id, calendar_id, href, etag, sequence) values ($1, $2, $3, $4, $5)
+     on conflict (root_booking_id, calendar_id) do update set href = excluded.href, etag = excluded.etag, sequence = excluded.sequence`,
+    [w.root, w.calendarId, w.href, w.etag, w.sequence],
+  );
+  // a write that succeeds again ends a write-back failure shown on the calendar
+  await exec(
+    db,
+    `with old as (select write_error from calendar_connections where calendar_id = $1 and write_error is not null),
+          k as (update calendar_connections set write_error = null where calendar_id = $1 and write_error is not null returning calendar_id)
+     update calendars set sync_status = case when last_sync_at is null then 'PENDING' else 'SUCCESS' end, sync_error = null
+      where id in (select calendar_id from k) and sync_status = 'ERROR' and sync_error = (select write_error from old)`,
+    [w.calendarId],
+  );
+}
+
+export async function forgetWrite(db: Db, root: string, calendarId: string): Promise<void> {
+  await exec(db, 'delete from calendar_event_writes where root_booking_id = $1 and calendar_id = $2', [root, calendarId]);
+}
+
+/** A write-back that failed for good: the calendar shows ERROR with the reason until a write succeeds. */
+export async function failWrite(db: Db, calendarId: string, reason: string): Promise<void> {
+  await exec(db, 'update calendar_connections set write_error = $2 where calendar_id = $1', [calendarId, reason]);
+  await exec(db, `update calendars set sync_status = 'ERROR', sync_error = $2 where id = $1 and sync_status <> 'NEEDS_REAUTH'`, [calendarId, reason]);
+}
+
+/** The server refused the credentials on a write: the calendar waits for new ones. */
+export async function needsReauth(db: Db, calendarId: string, reason: string): Promise<void> {
+  await exec(db, `update calendars set sync_status = 'NEEDS_REAUTH', sync_error = $2 where id = $1`, [calendarId, reason]);
+}

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { resourceUrl } from '../../src/domain/calendars/write-back.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { startApp } from '../helpers/app.ts';
+import { AMARA_TYPE, calendarSeed, syncNow, waitFor } from '../helpers/calendar-fixtures.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import type { Radicale } from '../helpers/radicale.ts';
+import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
+
+// Tuesday 2026-12-01 06:00 UTC; Amara works Mon–Fri 09:00–17:00 Europe/London.
+const NOW = new Date('2026-12-01T06:00:00Z');
+const skip = skipWithoutRadicale();
+if (skip) console.log(`# skipped: ${skip}`);
+
+let radicale: Radicale;
+let t: TestApp;
+
+before(async () => {
+  if (skip) return;
+  radicale = await startRadicale({ users: { amara: 'amara-pw', priya: 'priya-pw' } });
+  await radicale.createCalendar('amara', 'work', 'Work');
+  const seed = calendarSeed([
+    { id: 'cal_amara_caldav', url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: 'amara-pw' },
+    // a collection that does not exist: every write to it fails (HTTP 409), never with 401
+    { id: 'cal_priya_broken', member: MEMBERS.priya, url: radicale.calendarUrl('priya', 'missing'), username: 'priya', password: 'priya-pw' },
+  ]);
+  const org = seed.organizations[0];
+  org.event_types.push(
+    {
+      id: 'et_amara_confirm', team_id: 'team_advisors', name: 'Amara review', slug: 'amara-review', duration: 30, slot_interval: 30,
+      minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: true,
+      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.amara],
+    },
+    {
+      id: 'et_priya_solo', team_id: 'team_advisors', name: 'Priya call', slug: 'priya-call', duration: 30, slot_interval: 30,
+      minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false,
+      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.priya],
+    },
+  );
+  t = await startApp({ now: NOW, seed, worker: true, env: { CALENDAR_WRITE_ATTEMPTS: '2' } });
+});
+
+after(async () => {
+  await t?.close();
+  await radicale?.stop();
+});
+
+const book = async (type: string, time: string, key: string = KEYS.live) => {
+  const res = await t.request('POST', '/v1/bookings', {
+    key,
+    body: { event_type_id: type, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' } },
+  });
+  assert.equal(res.status, 201, res.text);
+  return res.body.booking.id as string;
+};
+const href = (rootId: string) => resourceUrl(radicale.calendarUrl('amara', 'work'), `${rootId}@booking-service`);
+/** The event text once `ready` holds for it (the write-back runs on the worker). */
+const eventWhen = (rootId: string, ready: (text: string) => boolean) =>
+  waitFor(`the event of ${rootId}`, async () => {
+    const r = await radicale.get('amara', href(rootId));
+    return r.status === 200 && ready(r.text) ? r.text : undefined;
+  });
+const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
+
+describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, () => {
+  let root: string;
+
+  it('routing writes <UID>.ics, CONFIRMED, with X-BOOKING-ID; the sync does not count it twice', async () => {
+    root = await book(AMARA_TYPE, '2026-12-02T10:00:00Z');
+    const text = unfolded(await eventWhen(root, () => true));
+    assert.match(text, new RegExp(`^UID:${root}@booking-service\\r$`, 'm'));
+    assert.match(text, /^STATUS:CONFIRMED\r$/m);
+    assert.match(text, new RegExp(`^X-BOOKING-ID:${root}\\r$`, 'm'));
+    assert.match(text, /^DTSTART:20261202T100000Z\r$/m);
+    assert.match(text, /^DTEND:20261202T103000Z\r$/m);
+    assert.match(text, /^ATTENDEE;CN=Ada Lovelace;.*SCHEDULE-AGENT=CLIENT:mailto:ada@example\.com\r$/m);
+    assert.ok(!/^METHOD:/m.test(text));
+    const r = await syncNow(t, 'cal_amara_caldav');
+    assert.equal(r.status, 'SUCCESS', r.error ?? '');
+    assert.equal(r.busyBlocks, 0);
+    const rows = await t.db.pool.query('select count(*)::int as n from calendar_busy');
+    assert.equal(rows.rows[0].n, 0);
+  });
+
+  it('an attendee PATCH updates the event\'s ATTENDEE', async () => {
+    const res = await t.request('PATCH', `/v1/bookings/${root}`, { key: KEYS.live, body: { attendee: { name: 'Grace Hopper', email: 'grace@example.com' } } });
+    assert.equal(res.status, 200, res.text);
+    const text = unfolded(await eventWhen(root, (x) => unfolded(x).includes('mailto:grace@example.com')));
+    assert.match(text, /^ATTENDEE;CN=Grace Hopper;.*:mailto:grace@example\.com\r$/m);
+    assert.ok(!text.includes('ada@example.com'));
+    assert.match(text, /^SEQUENCE:1\r$/m);
+  });
+
+  it('a reschedule moves the same UID to the new time and names the new booking', async () => {
+    const res = await t.request('POST', `/v1/bookings/${root}/reschedule`, { key: KEYS.live, body: { start_time: '2026-12-02T13:00:00Z' } });
+    assert.equal(res.status, 200, res.text);
+    const moved = res.body.booking.id;
+    const text = unfolded(await eventWhen(root, (x) => x.includes('DTSTART:20261202T130000Z')));
+    assert.match(text, new RegExp(`^UID:${root}@booking-service\\r$`, 'm'));
+    assert.match(text, new RegExp(`^X-BOOKING-ID:${moved}\\r$`, 'm'));
+    assert.deepEqual(await radicale.list('amara', 'work'), [`${root}@booking-service.ics`]);
+    root = moved;
+  });
+
+  it('a cancel deletes the event', async () => {
+    const res = await t.request('DELETE', `/v1/bookings/${root}`, { key: KEYS.live, body: { reason: 'no longer needed' } });
+    assert.equal(res.status, 200, res.text);
+    await waitFor('the event to be deleted', async () => (await radicale.list('amara', 'work')).length === 0);
+  });
+
+  it('PENDING_CONFIRMATION writes TENTATIVE; confirm makes it CONFIRMED', async () => {
+    const id = await book('et_amara_confirm', '2026-12-03T11:00:00Z');
+    const text = unfolded(await eventWhen(id, () => true));
+    assert.match(text, /^STATUS:TENTATIVE\r$/m);
+    const res = await t.request('POST', `/v1/bookings/${id}/confirm`, { key: KEYS.live });
+    assert.equal(res.status, 200, res.text);
+    await eventWhen(id, (x) => /^STATUS:CONFIRMED\r$/m.test(x));
+  });
+
+  it('test-mode bookings are not written to a host\'s calendar', async () => {
+    const id = await book(AMARA_TYPE, '2026-12-04T10:00:00Z', KEYS.secret);
+    await waitFor('routing', async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking.status === 'SCHEDULED');
+    const jobs = await t.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'write-calendar-event'`);
+    assert.equal(jobs.rows[0].n, 0);
+    assert.equal((await radicale.get('amara', href(id))).status, 404);
+  });
+
+  it('a write that fails for good (after a retry with backoff) shows ERROR with a syncError naming the booking', async () => {
+    const id = await book('et_priya_solo', '2026-12-02T16:00:00Z');
+    const cal = await waitFor('the calendar to show ERROR', async () => {
+      const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.priya}`, { key: KEYS.secret });
+      const c = res.body.calendars.find((x: { id: string }) => x.id === 'cal_priya_broken');
+      // (its own sync failed already: the collection does not exist)
+      return c?.syncStatus === 'ERROR' && c.syncError.includes(id) ? c : undefined;
+    }, 20_000);
+    assert.match(cal.syncError, new RegExp(`booking ${id}`));
+    assert.match(cal.syncError, /after 2 attempts/);
+    assert.ok(!cal.syncError.includes('priya-pw'));
+    // the booking itself is untouched
+    const b = await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.live });
+    assert.equal(b.body.booking.status, 'SCHEDULED');
+  });
+});
