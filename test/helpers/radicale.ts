@@ -41,7 +41,7 @@ export interface RadicaleOptions {
    * Calendars written into the storage folder before the server starts (the fast way to load
    * thousands of events): user → calendar → { displayName, events: file name → ics }.
    */
-  preload?: Record<string, Record<string, { displayName?: string; events: Record<string, string> }>>;
+  preload?: Record<string, Record<string, { displayName?: string; components?: string; events: Record<string, string> }>>;
 }
 
 async function freePort(): Promise<number> {
@@ -55,10 +55,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-function writeCalendar(storage: string, user: string, calendar: string, displayName: string | undefined, events: Record<string, string>) {
+function writeCalendar(storage: string, user: string, calendar: string, c: NonNullable<RadicaleOptions['preload']>[string][string]) {
+  const { displayName, events } = c;
   const dir = path.join(storage, 'collection-root', user, calendar);
   fs.mkdirSync(dir, { recursive: true });
-  const props: Record<string, string> = { tag: 'VCALENDAR', 'C:supported-calendar-component-set': 'VEVENT' };
+  const props: Record<string, string> = { tag: 'VCALENDAR', 'C:supported-calendar-component-set': c.components ?? 'VEVENT' };
   if (displayName) props['D:displayname'] = displayName;
   fs.writeFileSync(path.join(dir, '.Radicale.props'), JSON.stringify(props));
   for (const [name, ics] of Object.entries(events)) fs.writeFileSync(path.join(dir, name), ics);
@@ -93,7 +94,7 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
   fs.mkdirSync(storage);
   fs.writeFileSync(path.join(dir, 'users'), Object.entries(opts.users).map(([u, p]) => `${u}:${p}`).join('\n') + '\n');
   for (const [user, calendars] of Object.entries(opts.preload ?? {})) {
-    for (const [name, c] of Object.entries(calendars)) writeCalendar(storage, user, name, c.displayName, c.events);
+    for (const [name, c] of Object.entries(calendars)) writeCalendar(storage, user, name, c);
   }
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'config'), [

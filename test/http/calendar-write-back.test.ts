@@ -66,6 +66,18 @@ const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
 describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, () => {
   let root: string;
 
+  it('a seeded calendar syncs by itself once a worker runs, and its next sync waits CALENDAR_SYNC_INTERVAL', async () => {
+    await waitFor('the first sync', async () => {
+      const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.amara}`, { key: KEYS.secret });
+      return res.body.calendars.find((c: { id: string; syncStatus: string }) => c.id === 'cal_amara_caldav' && c.syncStatus === 'SUCCESS');
+    });
+    const next = await waitFor('the next sync job', async () => (await t.db.pool.query(
+      `select key, run_at from graphile_worker.jobs where task_identifier = 'sync-calendar' and key = 'calendar-sync:cal_amara_caldav'`,
+    )).rows[0]);
+    // the injected clock is NOW; the job runs the default 300 s after it
+    assert.equal(next.run_at.toISOString(), new Date(NOW.getTime() + 300_000).toISOString());
+  });
+
   it('routing writes <UID>.ics, CONFIRMED, with X-BOOKING-ID; the sync does not count it twice', async () => {
     root = await book(AMARA_TYPE, '2026-12-02T10:00:00Z');
     const text = unfolded(await eventWhen(root, () => true));
