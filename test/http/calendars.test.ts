@@ -21,7 +21,7 @@ after(async () => t?.close());
 
 const get = (path: string, key: string | null = KEYS.secret) => t.request('GET', path, { key });
 const ids = (body: { calendars: { id: string }[] }) => body.calendars.map((c) => c.id);
-const FIELDS = ['calendarId', 'calendarName', 'createdAt', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'supportsWebhooks', 'syncStatus', 'teamId', 'timezone', 'updatedAt', 'userId'];
+const FIELDS = ['calendarId', 'calendarName', 'createdAt', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'supportsWebhooks', 'syncError', 'syncStatus', 'teamId', 'timezone', 'updatedAt', 'userId'];
 
 describe('GET /v1/calendars', () => {
   it('lists primary calendars first, then oldest first, camelCase, nothing credential-like', async () => {
@@ -76,7 +76,7 @@ describe('GET /v1/calendars', () => {
 
   it('an unknown enum value is 400 naming the allowed values (query parameter wording)', async () => {
     const res = await get('/v1/calendars?provider=OUTLOOK');
-    assert.match(res.body.error.message, /^query parameter "provider" must be one of "GOOGLE", "MICROSOFT", "APPLE"$/);
+    assert.match(res.body.error.message, /^query parameter "provider" must be one of "GOOGLE", "MICROSOFT", "APPLE", "CALDAV"$/);
   });
 
   it('401 without a key; 403 for publishable keys and keys without calendars:read', async () => {
@@ -92,7 +92,7 @@ describe('GET /v1/calendars/{userId}', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.userId, MEMBERS.amara);
     assert.deepEqual(ids(res.body), ['cal_amara_google', 'cal_amara_apple']);
-    assert.deepEqual(Object.keys(res.body.calendars[0]).sort(), ['calendarName', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'syncStatus']);
+    assert.deepEqual(Object.keys(res.body.calendars[0]).sort(), ['calendarName', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'syncError', 'syncStatus']);
     assert.equal(res.body.calendars[1].lastSyncAt, null);
   });
 
