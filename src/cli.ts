@@ -49,7 +49,7 @@ Configuration comes from environment variables only; see README.md.
 Run "booking-service <command> --help" for a command's options.`,
   start: `booking-service start\n\nMigrates, seeds fixtures/demo.json when the database is empty, prints the demo keys and the\nreference URL, then serves the API with a worker. Environment: see README.md.`,
   serve: `booking-service serve\n\nMigrates, then serves the HTTP API on HOST:PORT and runs a job worker in the same process.`,
-  worker: `booking-service worker\n\nMigrates, then runs only the job worker (routing, webhook delivery, email).`,
+  worker: `booking-service worker\n\nMigrates, then runs only the job worker (routing, webhook delivery, email, calendar sync).`,
   migrate: `booking-service migrate\n\nCreates the schema in an empty database, applies pending migrations and replaces the database
 functions, under an advisory lock; a second run changes nothing.`,
   seed: `booking-service seed FILE\n\nLoads FILE (format: fixtures/demo.json). Idempotent: rows are matched by id and only changed\nvalues are written. A bad file is refused whole, naming the path of the bad value.`,
