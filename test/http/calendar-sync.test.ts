@@ -6,7 +6,7 @@ import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cach
 import { routeBooking } from '../../src/domain/bookings/route.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, vevent } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
@@ -96,10 +96,14 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.equal((await t.request('GET', fbUrl)).body.slots[0].status, 'free');
 
     const r = await syncNow(t, 'cal_amara_caldav', new MemoryFreeBusyCache());
+    const synced = Date.now();
     assert.equal(r.status, 'SUCCESS', r.error ?? '');
     assert.equal(r.events, 2);
     assert.equal(r.skipped, 0);
     assert.ok(r.changed);
+    // this process hears of it by NOTIFY, delivered at the sync's commit: milliseconds, not the cache's 60 s
+    await waitFor('the cached answer to be dropped', async () => !(await availability('2026-12-02')).includes('10:00'), 1000);
+    assert.ok(Date.now() - synced < 1000);
 
     const c = await calendar('cal_amara_caldav');
     assert.equal(c.syncStatus, 'SUCCESS');
