@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
+import { Redis } from 'ioredis';
+import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { routeBooking } from '../../src/domain/bookings/route.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { TEST_REDIS_URL, skipWithoutRedis } from '../helpers/redis.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
 
@@ -16,6 +18,7 @@ const NOW = new Date('2026-12-01T06:00:00Z');
 const PASSWORD = 'amara-Pa55-caldav';
 const skip = skipWithoutRadicale();
 if (skip) console.log(`# skipped: ${skip}`);
+const redisSkip = await skipWithoutRedis();
 
 let radicale: Radicale;
 let hang: net.Server;
@@ -167,6 +170,50 @@ describe('calendar sync against Radicale', { skip }, () => {
     const slots = await availability('2026-12-04');
     assert.ok(slots.includes('09:00') && slots.includes('11:00'));
     assert.ok(!slots.includes('13:00') && !slots.includes('13:30'));
+  });
+
+  it('a new day moves the window: the stored events are expanded again without reading them again', async () => {
+    await radicale.putEvent('amara', 'work', 'standup.ics', vevent('standup-1', '2026-12-01T08:00:00Z', '2026-12-01T08:15:00Z', ['RRULE:FREQ=DAILY']));
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    const last = async () => (await t.db.pool.query(
+      `select max(end_time) as e, min(start_time) as s from calendar_busy where calendar_id = 'cal_amara_caldav' and href like '%/standup.ics'`,
+    )).rows[0];
+    const before = await last();
+    // the window: start of yesterday (UTC) to the end of today + 180 days
+    assert.equal(before.s.toISOString(), '2026-12-01T08:00:00.000Z');
+    assert.equal(before.e.toISOString(), '2027-05-30T08:15:00.000Z');
+    const saved = t.clock.now;
+    t.clock.now = new Date(NOW.getTime() + 86_400_000);
+    try {
+      const r = await syncNow(t, 'cal_amara_caldav');
+      assert.equal(r.status, 'SUCCESS');
+      assert.equal(r.requests, 1);
+      assert.ok(r.changed);
+      const moved = await last();
+      assert.equal(moved.e.toISOString(), '2027-05-31T08:15:00.000Z');
+    } finally {
+      t.clock.now = saved;
+      assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    }
+    assert.equal(await radicale.deleteEvent('amara', 'work', 'standup.ics'), 200);
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+  });
+
+  it('with Redis, a sync in a worker drops the answers every API process shares', { skip: redisSkip }, async () => {
+    const redis = new Redis(TEST_REDIS_URL);
+    const prefix = `booking-service:test:${Date.now()}`;
+    try {
+      const api = new RedisFreeBusyCache(redis, prefix);
+      const worker = new RedisFreeBusyCache(redis, prefix);
+      await api.set(MEMBERS.amara, 'some-answer', 'cached');
+      assert.equal(await api.get(MEMBERS.amara, 'some-answer'), 'cached');
+      await radicale.putEvent('amara', 'work', 'redis.ics', vevent('redis-1', '2026-12-08T09:00:00Z', '2026-12-08T10:00:00Z'));
+      const r = await syncNow(t, 'cal_amara_caldav', worker);
+      assert.ok(r.changed);
+      assert.equal(await api.get(MEMBERS.amara, 'some-answer'), undefined);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('one unparseable event among good ones is skipped and counted; the others still count', async () => {
