@@ -4,6 +4,8 @@
  *   2. GET /v1/availability for a ROUND_ROBIN type with 20 hosts, 14 days, 100 bookings per host,
  *      against a bare Fastify route doing one pg primary-key select, in the same run.
  *   3. GET /v1/freebusy/{userId}: cached (the 60 s cache) against uncached (a cache that never hits).
+ *   4. GET /v1/availability again, cached and uncached, once every host has a connected calendar
+ *      with 5 busy blocks per day (docs/calendars.md): the figures against those of step 2.
  * The servers run in a child process started from this file (buildServer in-process there, as
  * test/helpers/app.ts does), so autocannon here does not steal their CPU.
  * BENCH_SECONDS changes the length of each HTTP run (default 8); each route runs twice, best kept.
@@ -129,6 +131,37 @@ async function seedDatabase(pool: Pool, firstDay: Date) {
   return bookings;
 }
 
+/** Each host gets a connected calendar whose last sync stored 5 one-hour busy blocks per day of the range. */
+async function addCalendarBusy(pool: Pool, firstDay: Date): Promise<number> {
+  const members: string[] = [];
+  const starts: Date[] = [];
+  for (let h = 0; h < HOSTS; h++) {
+    await pool.query(
+      `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, sync_status)
+       values ($1, 'org_northwind', $2, 'team_bench', 'CALDAV', $1, 'SUCCESS')`,
+      [`cal_bench_${h}`, hostId(h)],
+    );
+    await pool.query(
+      `insert into calendar_connections (calendar_id, url, username, password_encrypted, password_digest) values ($1, 'https://dav.example/', 'u', 'x', 'x')`,
+      [`cal_bench_${h}`],
+    );
+    await pool.query(`insert into calendar_resources (calendar_id, href, data, events, skipped) values ($1, 'all.ics', '', 70, 0)`, [`cal_bench_${h}`]);
+    for (let d = 0; d < 14; d++) {
+      for (let k = 0; k < 5; k++) {
+        members.push(hostId(h));
+        starts.push(new Date(firstDay.getTime() + d * DAY + (1 + k * 2.6) * 3600_000 + h * 7 * MIN));
+      }
+    }
+  }
+  await pool.query(
+    `insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
+     select 'cal_bench_' || (substr(m::text, 25)::int), 'all.ics', m, s, s + interval '1 hour' from unnest($1::uuid[], $2::timestamptz[]) as u(m, s)`,
+    [members, starts],
+  );
+  await pool.query('analyze');
+  return starts.length;
+}
+
 function load(url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: 16, duration: seconds, headers }, (err, r) => (err ? reject(err) : resolve(r)));
@@ -200,6 +233,36 @@ async function main() {
     const ratio = cached.requests.average / uncached.requests.average;
     console.log(`availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`);
     console.log(`free/busy cached / uncached: ${ratio.toFixed(1)}× (target ≥ 5×) ${ratio >= 5 ? 'ok' : 'BELOW TARGET'}`);
+
+    // Without and with calendars, interleaved round by round (the blocks are taken out and put
+    // back between runs), so that the machine's neighbours weigh on both alike.
+    const blocks = await addCalendarBusy(db.pool, firstDay);
+    await db.pool.query('create table bench_calendar_busy as select * from calendar_busy');
+    const withCal = (await (await fetch(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), { headers: auth })).json()) as { totalSlots: number };
+    console.log(`\n### GET /v1/availability with calendars: ${blocks} external busy blocks (5 per host per day); answers ${withCal.totalSlots} slots`);
+    const pairs: Record<string, autocannon.Result> = {};
+    const keep = (name: string, r: autocannon.Result) => {
+      if (!pairs[name] || r.requests.average > pairs[name].requests.average) pairs[name] = r;
+    };
+    for (let round = 0; round < 2; round++) {
+      for (const on of [false, true]) {
+        await db.pool.query('delete from calendar_busy');
+        if (on) await db.pool.query('insert into calendar_busy select * from bench_calendar_busy');
+        keep(`cold ${on}`, await load(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth));
+        keep(`cached ${on}`, await load(availUrl, auth));
+      }
+    }
+    console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.table([
+      row('GET /v1/availability without calendars', pairs['cached false']),
+      row('  with calendars (vs without)', pairs['cached true'], pairs['cached false']),
+      row('the same with the answer cache off, without calendars', pairs['cold false']),
+      row('  with calendars (vs without)', pairs['cold true'], pairs['cold false']),
+    ]);
+    for (const name of ['cached', 'cold']) {
+      const change = pairs[`${name} true`].requests.average / pairs[`${name} false`].requests.average - 1;
+      console.log(`availability ${name} with calendars: ${(change * 100).toFixed(1)} % (target within 10 %) ${Math.abs(change) <= 0.1 ? 'ok' : 'OUTSIDE TARGET'}`);
+    }
   } finally {
     child.kill('SIGTERM');
     if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
