@@ -14,7 +14,6 @@ import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
 const PASSWORD = 'Sup3r-secret-app-password';
 const soon = (days: number, hours = 0) => new Date(Date.now() + days * 86_400_000 + hours * 3_600_000).toISOString();
 const skip = skipWithoutRadicale();
-if (skip) console.log(`# skipped: ${skip}`);
 
 let db: TestDatabase;
 let radicale: Radicale;

@@ -17,7 +17,6 @@ import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
 const NOW = new Date('2026-12-01T06:00:00Z');
 const PASSWORD = 'amara-Pa55-caldav';
 const skip = skipWithoutRadicale();
-if (skip) console.log(`# skipped: ${skip}`);
 const redisSkip = await skipWithoutRedis();
 
 let radicale: Radicale;

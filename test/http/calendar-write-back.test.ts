@@ -11,7 +11,6 @@ import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
 // Tuesday 2026-12-01 06:00 UTC; Amara works Mon–Fri 09:00–17:00 Europe/London.
 const NOW = new Date('2026-12-01T06:00:00Z');
 const skip = skipWithoutRadicale();
-if (skip) console.log(`# skipped: ${skip}`);
 
 let radicale: Radicale;
 let t: TestApp;

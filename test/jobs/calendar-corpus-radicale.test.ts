@@ -19,7 +19,6 @@ import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
  */
 const DAY = 86_400_000;
 const skip = skipWithoutRadicale();
-if (skip) console.log(`# skipped: ${skip}`);
 const cases = icsCorpus().filter((c) => c.expected.caldav);
 
 let radicale: Radicale;

@@ -12,7 +12,6 @@ const NOW = new Date('2026-12-01T06:00:00Z');
 const EVENTS = 10_000;
 const SHORT_TYPE = 'et_amara_ten';
 const skip = skipWithoutRadicale();
-if (skip) console.log(`# skipped: ${skip}`);
 
 let radicale: Radicale;
 let t: TestApp;
