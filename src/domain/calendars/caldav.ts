@@ -58,7 +58,11 @@ const parser = new XMLParser({
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** An XML text node's value: entities and character references decoded. */
+/**
+ * An XML text node's value: entities and character references decoded. NUL, which XML forbids
+ * and PostgreSQL text cannot hold, is dropped, whether sent raw or as a reference: one hostile
+ * event must not make a whole calendar unstorable.
+ */
 export function xmlText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'object') return xmlText((v as Record<string, unknown>)['#text']);
@@ -68,7 +72,7 @@ export function xmlText(v: unknown): string {
       return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
     }
     return ENTITIES[e] ?? m;
-  });
+  }).replace(/\0/g, '');
 }
 
 function statusOf(line: unknown): number {

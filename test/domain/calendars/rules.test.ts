@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { etagOf, parseMultistatus, xmlText } from '../../../src/domain/calendars/caldav.ts';
 import { fold, renderCalendarEvent } from '../../../src/domain/calendars/event-ics.ts';
 import { syncWindow } from '../../../src/domain/calendars/sync.ts';
 import { checkCalendarUrl, isLoopbackHost } from '../../../src/domain/calendars/url-rules.ts';
@@ -65,6 +66,25 @@ describe('the event written to a host\'s calendar', () => {
     assert.match(text, /^STATUS:TENTATIVE\r$/m);
     assert.match(text, /^X-BOOKING-ID:bkg_2\r$/m);
     assert.ok(text.endsWith('END:VCALENDAR\r\n'));
+  });
+});
+
+describe('WebDAV answers', () => {
+  it('decode entities and references, and drop NUL (PostgreSQL text cannot hold it)', () => {
+    assert.equal(xmlText('a &amp; b &lt;c&gt; &#13;&#10;&#x41;'), 'a & b <c> \r\nA');
+    assert.equal(xmlText('x&#0;y\u0000z'), 'xyz');
+    assert.equal(xmlText('&unknown; &#xFFFFFFF;'), '&unknown; &#xFFFFFFF;');
+    const entries = parseMultistatus(
+      '<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/a%20b/x.ics</d:href><d:propstat><d:prop>'
+        + '<d:getetag>"1"</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>'
+        + '<d:response><d:href>/a%20b/gone.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response></d:multistatus>',
+      'https://dav.example/a%20b/',
+    );
+    assert.deepEqual(entries.map((e) => [e.href, e.status, etagOf(e.props.getetag)]), [
+      ['https://dav.example/a%20b/x.ics', 200, '"1"'],
+      ['https://dav.example/a%20b/gone.ics', 404, null],
+    ]);
+    assert.throws(() => parseMultistatus('<html>502 Bad Gateway</html>', 'https://dav.example/'), /not a DAV multistatus/);
   });
 });
 
