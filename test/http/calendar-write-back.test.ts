@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { resourceUrl } from '../../src/domain/calendars/write-back.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
@@ -17,10 +17,12 @@ let t: TestApp;
 
 before(async () => {
   if (skip) return;
-  radicale = await startRadicale({ users: { amara: 'amara-pw', priya: 'priya-pw' } });
+  radicale = await startRadicale({ users: { amara: 'amara-pw', priya: 'priya-pw', jonas: 'jonas-pw' } });
   await radicale.createCalendar('amara', 'work', 'Work');
+  await radicale.createCalendar('jonas', 'work', 'Work');
   const seed = calendarSeed([
     { id: 'cal_amara_caldav', url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: 'amara-pw' },
+    { id: 'cal_jonas_caldav', member: MEMBERS.jonas, url: radicale.calendarUrl('jonas', 'work'), username: 'jonas', password: 'jonas-pw' },
     // a collection that does not exist: every write to it fails (HTTP 409), never with 401
     { id: 'cal_priya_broken', member: MEMBERS.priya, url: radicale.calendarUrl('priya', 'missing'), username: 'priya', password: 'priya-pw' },
   ]);
@@ -129,6 +131,31 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
     const res = await t.request('POST', `/v1/bookings/${id}/confirm`, { key: KEYS.live });
     assert.equal(res.status, 200, res.text);
     await eventWhen(id, (x) => /^STATUS:CONFIRMED\r$/m.test(x));
+  });
+
+  it('a reschedule that changes the host moves the event from one host\'s calendar to the other\'s', async () => {
+    const res = await t.request('POST', '/v1/bookings', {
+      key: KEYS.live,
+      body: { event_type_id: 'et_intro_call', requested_time: '2026-12-02T09:00:00Z', assign_to: MEMBERS.amara,
+        attendee: { name: 'Ada Lovelace', email: 'ada@example.com' }, custom_fields: { company: 'Analytical Engines' } },
+    });
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.booking.id;
+    await eventWhen(id, () => true);
+    // Amara's own calendar fills 11:00–12:00: only Jonas can take the new time
+    await radicale.putEvent('amara', 'work', 'busy.ics', vevent('amara-busy', '2026-12-02T11:00:00Z', '2026-12-02T12:00:00Z'));
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    const moved = await t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.live, body: { start_time: '2026-12-02T11:00:00Z' } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.booking.assigned_to_id, MEMBERS.jonas);
+    const jonasHref = resourceUrl(radicale.calendarUrl('jonas', 'work'), `${id}@booking-service`);
+    const text = await waitFor('the event in Jonas\'s calendar', async () => {
+      const r = await radicale.get('jonas', jonasHref);
+      return r.status === 200 ? unfolded(r.text) : undefined;
+    });
+    assert.match(text, /^DTSTART:20261202T110000Z\r$/m);
+    assert.match(text, new RegExp(`^X-BOOKING-ID:${moved.body.booking.id}\\r$`, 'm'));
+    await waitFor('the event to leave Amara\'s calendar', async () => (await radicale.get('amara', href(id))).status === 404);
   });
 
   it('test-mode bookings are not written to a host\'s calendar', async () => {
