@@ -1,6 +1,15 @@
 -- Calendar sync (docs/calendars.md): CALDAV joins the providers; a CALDAV or APPLE calendar may
 -- carry a connection, from which the worker reads busy time and into which it writes bookings.
-alter table calendars drop constraint calendars_provider_check;
+-- (whatever the provider check is named: a rewritten baseline schema may name it otherwise)
+do $$
+declare c text;
+begin
+  for c in select conname from pg_constraint
+            where conrelid = 'calendars'::regclass and contype = 'c' and pg_get_constraintdef(oid) like '%provider%'
+  loop
+    execute format('alter table calendars drop constraint %I', c);
+  end loop;
+end $$;
 alter table calendars add constraint calendars_provider_check check (provider in ('GOOGLE', 'MICROSOFT', 'APPLE', 'CALDAV'));
 -- Why the last sync (or a write-back) failed, without credentials; null after a success.
 alter table calendars add column sync_error text;
