@@ -6,7 +6,7 @@ import { upsertKey } from '../../db/queries/api-keys.ts';
 import * as up from '../../db/queries/seed-upserts.ts';
 import { displayPrefix, hashKey, newKeyId } from '../auth/keys.ts';
 import { parseKey } from '../auth/scopes.ts';
-import { dropConnection } from '../../db/queries/calendar-sync.ts';
+import { dropConnections } from '../../db/queries/calendar-sync.ts';
 import { saveConnection } from '../calendars/connect.ts';
 import type { SeedFile } from './validate.ts';
 import { SeedError, validateSeed } from './validate.ts';
@@ -58,10 +58,9 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
         if (cal.connection) {
           if (!opts.secretKey) throw new SeedError(`${p}.calendars[${ci}].connection: no key to encrypt the password with`);
           if (await saveConnection(tx, cal.id, cal.connection, opts.secretKey)) n += 1;
-        } else if (await dropConnection(tx, cal.id)) {
-          n += 1;
         }
       }
+      n += await dropConnections(tx, org.calendars.filter((c) => !c.connection).map((c) => c.id));
       for (const k of org.api_keys) {
         const parsed = parseKey(k.key)!;
         const outcome = await upsertKey(tx, {
