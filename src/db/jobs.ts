@@ -38,6 +38,12 @@ export const TASKS = {
   'recover-dead-workers': Type.Object({}),
   /** Cron, every minute: VACUUM of graphile-worker's job table. */
   'vacuum-job-table': Type.Object({}),
+  /** One sync of a connected calendar (docs/calendars.md); each sync enqueues the next under the calendar's job key. */
+  'sync-calendar': Type.Object({ calendarId: Id('a calendars row with a connection') }),
+  /** Cron, every minute: a sync for any connected calendar whose periodic sync was lost. */
+  'schedule-calendar-syncs': Type.Object({}),
+  /** The write-back of one meeting (its reschedule chain's first booking) to its hosts' calendars. */
+  'write-calendar-event': Type.Object({ rootBookingId: Id('the first booking of the meeting\'s reschedule chain') }),
 } as const;
 
 export type TaskName = keyof typeof TASKS;
@@ -50,6 +56,8 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Jobs with the same key replace each other while pending. */
   jobKey?: string;
+  /** With jobKey: 'replace' (default) takes the new run_at; 'preserve_run_at' keeps a pending job's. */
+  jobKeyMode?: 'replace' | 'preserve_run_at';
   /** Jobs of one queue run one at a time, in order. */
   queueName?: string;
   /** Lower runs first (default 0). */
@@ -85,10 +93,10 @@ export async function enqueue<T extends TaskName>(db: Db, task: T, payload: Payl
   if (opts.jobKey === undefined && batchUntilCommit(db, BATCH, spec, flush)) return;
   await db.query(prepared(
     `select graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6,
-            priority => $7)`,
+            priority => $7, job_key_mode => $8)`,
     [
       task, JSON.stringify(payload), opts.queueName ?? null, opts.runAt ?? null, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      opts.jobKey ?? null, opts.priority ?? 0,
+      opts.jobKey ?? null, opts.priority ?? 0, opts.jobKeyMode ?? 'replace',
     ],
   ));
 }

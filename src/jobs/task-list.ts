@@ -8,8 +8,11 @@ import { purgeIdempotency } from './tasks/purge-idempotency.ts';
 import { recoverDeadWorkersTask } from './tasks/recover-dead-workers.ts';
 import { routeBookingTask } from './tasks/route-booking.ts';
 import { sendEmail } from './tasks/send-email.ts';
+import { scheduleCalendarSyncsTask } from './tasks/schedule-calendar-syncs.ts';
 import { sweepWebhookDeliveriesTask } from './tasks/sweep-webhook-deliveries.ts';
+import { syncCalendarTask } from './tasks/sync-calendar.ts';
 import { vacuumJobTableTask } from './tasks/vacuum-job-table.ts';
+import { writeCalendarEventTask } from './tasks/write-calendar-event.ts';
 
 /** One task per registered name (src/db/jobs.ts): the compiler refuses a name missing here or not registered. */
 const TASK_FILES: { [T in TaskName]: (deps: WorkerDeps) => TypedTask<T> } = {
@@ -21,6 +24,9 @@ const TASK_FILES: { [T in TaskName]: (deps: WorkerDeps) => TypedTask<T> } = {
   'purge-idempotency': purgeIdempotency,
   'recover-dead-workers': recoverDeadWorkersTask,
   'vacuum-job-table': vacuumJobTableTask,
+  'sync-calendar': syncCalendarTask,
+  'schedule-calendar-syncs': scheduleCalendarSyncsTask,
+  'write-calendar-event': writeCalendarEventTask,
 };
 
 /** Every job the worker runs, by name, each decoding its payload first; a job added under another name never runs. */

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/pool.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 
 /** The job that syncs one connected calendar (src/jobs/tasks/sync-calendar.ts). */
-export const SYNC_CALENDAR_TASK = 'sync-calendar';
+export const SYNC_CALENDAR_TASK = 'sync-calendar' as const;
 
 const keyOf = (calendarId: string) => `calendar-sync:${calendarId}`;
 
@@ -12,7 +12,7 @@ const keyOf = (calendarId: string) => `calendar-sync:${calendarId}`;
  * with `keepPending` a pending sync keeps its time (the overdue sweep only fills gaps).
  */
 export async function enqueueSync(db: Db, calendarId: string, runAt?: Date, keepPending = false): Promise<void> {
-  await addJob(db, SYNC_CALENDAR_TASK, { calendarId }, {
+  await enqueue(db, SYNC_CALENDAR_TASK, { calendarId }, {
     jobKey: keyOf(calendarId),
     jobKeyMode: keepPending ? 'preserve_run_at' : 'replace',
     runAt,

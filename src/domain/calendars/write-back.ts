@@ -3,14 +3,14 @@ import type { Config } from '../../config.ts';
 import type { Pool, Tx } from '../../db/pool.ts';
 import type { MeetingState } from '../../db/queries/calendar-writes.ts';
 import * as writes from '../../db/queries/calendar-writes.ts';
-import { addJob } from '../../jobs/queue.ts';
+import { enqueue } from '../../db/jobs.ts';
 import { calendarUid } from '../email/enqueue.ts';
 import { decryptSecret } from '../webhooks/secrets.ts';
 import { CalDavClient, CalDavError } from './caldav.ts';
 import { renderCalendarEvent } from './event-ics.ts';
 
 /** The job that brings a meeting's events in its hosts' calendars up to date (src/jobs/tasks/write-calendar-event.ts). */
-export const WRITE_CALENDAR_TASK = 'write-calendar-event';
+export const WRITE_CALENDAR_TASK = 'write-calendar-event' as const;
 
 export interface WritePayload {
   /** The first booking of the meeting's reschedule chain: names the meeting and its UID. */
@@ -27,7 +27,7 @@ export async function enqueueCalendarWrites(tx: Tx, bookingIds: readonly string[
   if (bookingIds.length === 0) return;
   for (const { root } of await writes.meetingsToWrite(tx, bookingIds)) {
     const payload: WritePayload = { rootBookingId: root };
-    await addJob(tx, WRITE_CALENDAR_TASK, payload, { queueName: `calendar-write:${root}`, maxAttempts: 25 });
+    await enqueue(tx, WRITE_CALENDAR_TASK, payload, { queueName: `calendar-write:${root}`, maxAttempts: 25 });
   }
 }
 

@@ -1,11 +1,7 @@
-import type { Task } from 'graphile-worker';
 import { enqueueSync } from '../../domain/calendars/schedule.ts';
 import { syncCalendar } from '../../domain/calendars/sync.ts';
 import type { WorkerDeps } from '../deps.ts';
-
-export interface SyncCalendarPayload {
-  calendarId: string;
-}
+import type { TypedTask } from '../registry.ts';
 
 /**
  * Syncs one connected calendar (docs/calendars.md), then enqueues its next sync
@@ -14,13 +10,11 @@ export interface SyncCalendarPayload {
  * next sync comes as usual); NEEDS_REAUTH ends the chain until the connection is given again.
  * A sync that finds the calendar claimed by another (a second worker process) does nothing.
  */
-export function syncCalendarTask(deps: WorkerDeps): Task {
+export function syncCalendarTask(deps: WorkerDeps): TypedTask<'sync-calendar'> {
   return async (payload) => {
-    const p = payload as SyncCalendarPayload | null;
-    if (typeof p?.calendarId !== 'string') throw new Error('sync-calendar: payload needs calendarId');
-    const result = await syncCalendar(deps, p.calendarId);
+    const result = await syncCalendar(deps, payload.calendarId);
     deps.log.debug({ ...result }, 'calendar sync');
     if (result.status === 'NEEDS_REAUTH' || result.status === 'SKIPPED') return;
-    await enqueueSync(deps.db, p.calendarId, new Date(deps.now().getTime() + deps.config.calendarSyncInterval * 1000));
+    await enqueueSync(deps.db, payload.calendarId, new Date(deps.now().getTime() + deps.config.calendarSyncInterval * 1000));
   };
 }

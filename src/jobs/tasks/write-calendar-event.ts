@@ -1,7 +1,6 @@
-import type { Task } from 'graphile-worker';
-import type { WritePayload } from '../../domain/calendars/write-back.ts';
 import { writeMeeting } from '../../domain/calendars/write-back.ts';
 import type { WorkerDeps } from '../deps.ts';
+import type { TypedTask } from '../registry.ts';
 
 /**
  * Writes one meeting's event into its hosts' connected calendars (docs/calendars.md). Jobs of
@@ -9,10 +8,8 @@ import type { WorkerDeps } from '../deps.ts';
  * graphile-worker's exponential backoff until CALENDAR_WRITE_ATTEMPTS, when the calendar shows
  * ERROR instead.
  */
-export function writeCalendarEventTask(deps: WorkerDeps): Task {
+export function writeCalendarEventTask(deps: WorkerDeps): TypedTask<'write-calendar-event'> {
   return async (payload, helpers) => {
-    const p = payload as WritePayload | null;
-    if (typeof p?.rootBookingId !== 'string') throw new Error('write-calendar-event: payload needs rootBookingId');
-    await writeMeeting(deps, p.rootBookingId, { attempt: helpers.job.attempts });
+    await writeMeeting(deps, payload.rootBookingId, { attempt: helpers.job.attempts });
   };
 }
