@@ -1415,6 +1415,7 @@ export interface components {
          *       "isPrimary": true,
          *       "syncStatus": "SUCCESS",
          *       "lastSyncAt": "2026-11-25T07:00:00.000Z",
+         *       "syncError": null,
          *       "supportsWebhooks": true,
          *       "createdAt": "2026-10-01T12:00:00.000Z",
          *       "updatedAt": "2026-11-25T07:00:00.000Z"
@@ -1433,6 +1434,7 @@ export interface components {
             isPrimary: boolean;
             syncStatus: components["schemas"]["CalendarSyncStatus"];
             lastSyncAt: string | null;
+            syncError: string | null;
             supportsWebhooks: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -1448,7 +1450,8 @@ export interface components {
          *       "providerEmail": "grace@acme.example",
          *       "isPrimary": true,
          *       "syncStatus": "SUCCESS",
-         *       "lastSyncAt": "2026-11-25T07:00:00.000Z"
+         *       "lastSyncAt": "2026-11-25T07:00:00.000Z",
+         *       "syncError": null
          *     }
          */
         UserCalendar: {
@@ -1459,9 +1462,13 @@ export interface components {
             isPrimary: boolean;
             syncStatus: components["schemas"]["CalendarSyncStatus"];
             lastSyncAt: string | null;
+            syncError: string | null;
         };
-        /** @enum {string} */
-        CalendarProvider: "GOOGLE" | "MICROSOFT" | "APPLE";
+        /**
+         * @description CALDAV and APPLE (iCloud) calendars with a connection are synced; GOOGLE and MICROSOFT are metadata only
+         * @enum {string}
+         */
+        CalendarProvider: "GOOGLE" | "MICROSOFT" | "APPLE" | "CALDAV";
         /**
          * @description PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync's outcome; NEEDS_REAUTH: the user must reconnect.
          * @enum {string}
@@ -4076,7 +4083,7 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             status: "free" | "busy";
-                            reason?: "booking" | "out_of_office" | "outside_working_hours";
+                            reason?: "booking" | "calendar" | "out_of_office" | "outside_working_hours";
                         }[];
                     };
                 };
@@ -4876,6 +4883,7 @@ export interface operations {
                      *           "isPrimary": true,
                      *           "syncStatus": "SUCCESS",
                      *           "lastSyncAt": "2026-11-25T07:00:00.000Z",
+                     *           "syncError": null,
                      *           "supportsWebhooks": true,
                      *           "createdAt": "2026-10-01T12:00:00.000Z",
                      *           "updatedAt": "2026-11-25T07:00:00.000Z"
@@ -5057,7 +5065,8 @@ export interface operations {
                      *           "providerEmail": "grace@acme.example",
                      *           "isPrimary": true,
                      *           "syncStatus": "SUCCESS",
-                     *           "lastSyncAt": "2026-11-25T07:00:00.000Z"
+                     *           "lastSyncAt": "2026-11-25T07:00:00.000Z",
+                     *           "syncError": null
                      *         }
                      *       ]
                      *     }
