@@ -344,7 +344,9 @@ async function runCalendars(config: Config, rest: string[]): Promise<void> {
     let failed = false;
     await withDatabase(config, async (db) => {
       await migrate(db.pool);
-      const cache = createFreeBusyCache(config);
+      // with REDIS_URL the worker processes' shared cache is told directly; every API process also hears the NOTIFY
+      const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
+      const cache = createFreeBusyCache(redis);
       try {
         const list = await connectedCalendars(db.pool, values.calendar);
         if (values.calendar !== undefined && list.length === 0) {
@@ -360,6 +362,7 @@ async function runCalendars(config: Config, rest: string[]): Promise<void> {
         }
       } finally {
         await cache.close();
+        await redis?.close();
       }
     });
     if (failed) process.exit(1);
