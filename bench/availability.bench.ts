@@ -138,7 +138,7 @@ async function addCalendarBusy(pool: Pool, firstDay: Date): Promise<number> {
   for (let h = 0; h < HOSTS; h++) {
     await pool.query(
       `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, sync_status)
-       values ($1, 'org_northwind', $2, 'team_bench', 'CALDAV', $1, 'SUCCESS')`,
+       values ($1, 'org_northwind', $2, 'team_bench_rr', 'CALDAV', $1, 'SUCCESS')`,
       [`cal_bench_${h}`, hostId(h)],
     );
     await pool.query(
