@@ -16,8 +16,9 @@ export const TASKS = {
   /** A DRAFT booking's routing (DRAFT → SCHEDULED or PENDING_CONFIRMATION); enqueued by POST /bookings. */
   'route-booking': Type.Object({ bookingId: Id('the booking in DRAFT') }),
   /**
-   * The outbox emails of one booking change, sent one after another. `emailId` (one row) is the
-   * shape of jobs queued by versions before one job per change; they are still accepted.
+   * The outbox emails of one booking change, or the first emails of a routing batch, up to 8 sent at
+   * once. `emailId` (one row) is the shape of jobs queued by versions before one job per change;
+   * they are still accepted.
    */
   'send-email': Type.Union([
     Type.Object({ emailIds: Type.Array(Id('an email_outbox row'), { minItems: 1 }) }),

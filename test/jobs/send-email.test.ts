@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { emailsOfBooking } from '../../src/db/queries/email-outbox.ts';
-import { enqueueBookingEmail } from '../../src/domain/email/enqueue.ts';
+import { enqueueBookingEmail, enqueueBookingEmails } from '../../src/domain/email/enqueue.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { MEMBERS } from '../helpers/fixtures.ts';
@@ -253,6 +253,31 @@ const JOBS_OF_EMAILS = `select count(*) from graphile_worker._private_jobs j joi
   where k.identifier = 'send-email' and exists (select 1 from json_array_elements_text(j.payload->'emailIds') e where e = any($1))`;
 
 describe('transactional outbox', () => {
+  it('the emails of several changes enqueued in one call (a routing batch) travel in one job', async () => {
+    const ids = [
+      await insertBooking(t.db.pool, { start: '2026-12-16T09:00:00Z', assignedToId: MEMBERS.amara }),
+      await insertBooking(t.db.pool, { start: '2026-12-16T11:00:00Z', assignedToId: MEMBERS.amara }),
+    ];
+    const client = await t.db.pool.connect();
+    try {
+      await client.query('begin');
+      await enqueueBookingEmails(client, ids.map((bookingId) => ({ bookingId, kind: 'scheduled' as const })));
+      const emailIds = (await client.query('select id from email_outbox where booking_id = any($1)', [ids])).rows
+        .map((r) => r.id as string);
+      assert.equal(emailIds.length, 4, 'attendee and host of each booking');
+      const jobs = (await client.query(
+        `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+          where k.identifier = 'send-email' and j.payload::jsonb -> 'emailIds' ?| $1::text[]`,
+        [emailIds],
+      )).rows;
+      assert.equal(jobs.length, 1);
+      assert.deepEqual([...jobs[0].payload.emailIds].sort(), [...emailIds].sort());
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+
   it('an enqueue in a transaction that rolls back leaves no email and no job', async () => {
     const id = await insertBooking(t.db.pool, { start: '2026-12-15T09:00:00Z', assignedToId: MEMBERS.amara });
     const client = await t.db.pool.connect();

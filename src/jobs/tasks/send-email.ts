@@ -6,6 +6,7 @@ import { findEmails, recordAttempts } from '../../db/queries/email-outbox.ts';
 import { toMailMessage } from '../../domain/email/message.ts';
 import { coalesce } from '../../lib/coalesce.ts';
 import { emails } from '../../metrics.ts';
+import { limit } from '../../lib/limit.ts';
 import type { WorkerDeps } from '../deps.ts';
 import type { EmailRow } from '../../db/schema.ts';
 import type { Payload, TypedTask } from '../registry.ts';
@@ -13,6 +14,12 @@ import type { Payload, TypedTask } from '../registry.ts';
 // Short enough that a silent SMTP server cannot hold a worker slot for minutes (nodemailer's
 // defaults go up to 10 minutes); the job is retried later instead.
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+/**
+ * Messages of one job sent at the same time (each over its own SMTP connection). A job carries
+ * the first emails of a routing batch (two per booking, up to the worker's concurrency of
+ * bookings): one after another, the last would wait for all the others.
+ */
+const SENDS_AT_ONCE = 8;
 
 function describe(err: unknown): string {
   const e = err as { code?: string; responseCode?: number; message?: string };
@@ -26,7 +33,8 @@ function emailIdsOf(payload: Payload<'send-email'>): string[] {
 }
 
 /**
- * Sends the outbox rows of one change (enqueued by enqueueBookingEmail), one after another.
+ * Sends the outbox rows of one job (enqueued by enqueueBookingEmails: one change, or a routing
+ * batch's first emails), SENDS_AT_ONCE at a time.
  * Without SMTP_URL each message is written to the log and its row kept as 'logged'. An SMTP
  * failure is recorded on its row and, once every row was tried, thrown, so graphile-worker
  * retries with its exponential backoff; the last failed attempt marks the row 'failed'. A row
@@ -89,11 +97,9 @@ export function sendEmail(deps: WorkerDeps): TypedTask<'send-email'> {
       return;
     }
 
-    const failures: string[] = [];
-    for (const email of due) {
-      const failure = await sendOne(email, helpers);
-      if (failure) failures.push(failure);
-    }
+    const sending = limit(SENDS_AT_ONCE);
+    const outcomes = await Promise.all(due.map((email) => sending(() => sendOne(email, helpers))));
+    const failures = outcomes.filter((f) => f !== undefined);
     if (failures.length > 0) throw new Error(`send-email ${failures.join('; ')}`);
   };
 }
