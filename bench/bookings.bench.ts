@@ -8,7 +8,8 @@
  *      subscribes no webhook, so no fan-out is queued).
  *   3. GET /bookings page 1 vs page 1,000 (limit 100) over 100,000 bookings.
  * `npm run bench -- bookings`   (BENCH_CREATES, BENCH_SECONDS, BENCH_CONNECTIONS (creates, 16) to change the sizes; BENCH_PROF=dir
- * writes a CPU profile of the service; BENCH_CREATES_ONLY=1 stops after part 1)
+ * writes a CPU profile of the service; BENCH_CREATES_ONLY=1 stops after part 1; BENCH_STATS=1 prints the bench database's
+ * counters at the end: transactions and tuples, time per database function, scans and writes per table and index)
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -29,6 +30,8 @@ const CREATE_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const LIST_ROWS = 100_000;
 
 const db = await createTestDatabase();
+// BENCH_STATS: PostgreSQL counts calls and time per function (plpgsql too) in the service's sessions, all opened after this
+if (process.env.BENCH_STATS) await db.pool.query(`alter database "${new URL(db.url).pathname.slice(1)}" set track_functions = 'all'`);
 await loadSeed(db.pool, validateSeed(addBookingsOrganization(testSeed())));
 const children: ChildProcess[] = [];
 const table: Record<string, string | number>[] = [];
@@ -143,6 +146,21 @@ try {
     table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %); rounds ${rounds(deepRounds)}` });
   }
   console.table(table);
+  if (process.env.BENCH_STATS) {
+    // the service's sessions report their counters when idle (pgstat flushes at most once a second)
+    await sleep(1000);
+    const print = async (sql: string) => console.table((await db.pool.query(sql)).rows);
+    await print(`select xact_commit, xact_rollback, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted
+                   from pg_stat_database where datname = current_database()`);
+    await print(`select schemaname || '.' || funcname as function, calls, round(total_time::numeric, 1) as total_ms,
+                        round(self_time::numeric, 1) as self_ms
+                   from pg_stat_user_functions order by self_time desc limit 25`);
+    await print(`select schemaname || '.' || relname as table, seq_scan, seq_tup_read, idx_scan, idx_tup_fetch, n_tup_ins as ins,
+                        n_tup_upd as upd, n_tup_hot_upd as hot, n_tup_del as del, n_dead_tup as dead, n_live_tup as live
+                   from pg_stat_user_tables where coalesce(idx_scan, 0) + seq_scan + n_tup_ins > 50 order by 1`);
+    await print(`select schemaname || '.' || relname as table, indexrelname as index, idx_scan, idx_tup_read, idx_tup_fetch
+                   from pg_stat_user_indexes where relid in (select relid from pg_stat_user_tables where n_tup_ins > 50) order by 1, 2`);
+  }
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await sleep(500);
