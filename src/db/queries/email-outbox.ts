@@ -12,18 +12,26 @@ const COLUMNS: (keyof NewEmail)[] = [
   'subject', 'text_body', 'ics', 'ics_method', 'ics_uid', 'ics_sequence',
 ];
 
-/** One multi-row insert: a change writes all its messages in a single round trip. */
+/** The PostgreSQL type of each column, for the arrays insertEmails unnests. */
+const COLUMN_TYPES: Record<keyof NewEmail, string> = {
+  id: 'text', organization_id: 'text', mode: 'text', booking_id: 'text', kind: 'text', recipient_role: 'text', to_address: 'text',
+  to_name: 'text', subject: 'text', text_body: 'text', ics: 'text', ics_method: 'text', ics_uid: 'text', ics_sequence: 'integer',
+};
+
+/**
+ * One column array per column, unnested: whatever the number of messages (a routing batch writes
+ * two per booking) the statement text is the same, so each connection parses and plans it once.
+ * A multi-row VALUES list made a new statement for every batch size, and with batch sizes from
+ * one to the worker's concurrency most batches parsed and planned a statement of hundreds of
+ * parameters afresh.
+ */
+const INSERT_EMAILS = `insert into email_outbox (${COLUMNS.join(', ')})
+  select * from unnest(${COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})`;
+
+/** One insert: a change, or a routing batch, writes all its messages in a single round trip. */
 export async function insertEmails(tx: Tx, emails: readonly NewEmail[]): Promise<void> {
   if (emails.length === 0) return;
-  const params: unknown[] = [];
-  const tuples = emails.map((e) => {
-    const slots = COLUMNS.map((c) => {
-      params.push(e[c]);
-      return `$${params.length}`;
-    });
-    return `(${slots.join(', ')})`;
-  });
-  await exec(tx, `insert into email_outbox (${COLUMNS.join(', ')}) values ${tuples.join(', ')}`, params);
+  await exec(tx, INSERT_EMAILS, COLUMNS.map((c) => emails.map((e) => e[c])));
 }
 
 export function findEmail(db: Db, id: string): Promise<EmailRow | undefined> {
