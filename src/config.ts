@@ -55,6 +55,17 @@ export interface Config {
   calendarRequestTimeoutMs: number;
   /** Attempts of one calendar write-back before the calendar shows ERROR (CALENDAR_WRITE_ATTEMPTS). */
   calendarWriteAttempts: number;
+  /** Days kept of what only grows; the enforce-retention job deletes older rows (docs/operations.md, Retention). */
+  retention: {
+    /** booking_events, the outbox of booking events (RETENTION_DAYS_EVENTS). */
+    eventsDays: number;
+    /** webhook_messages and their delivery history, once settled (RETENTION_DAYS_WEBHOOK_DELIVERIES). */
+    webhookDeliveriesDays: number;
+    /** email_outbox rows sent, logged or failed for good (RETENTION_DAYS_EMAILS). */
+    emailsDays: number;
+    /** Rows deleted per statement, each its own short transaction (RETENTION_BATCH_SIZE). */
+    batchSize: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -203,6 +214,12 @@ export function loadConfig(env: Env = process.env): Config {
     calendarSyncHorizonDays: check(() => int(env, 'CALENDAR_SYNC_HORIZON_DAYS', 180, 1, 3660), 180),
     calendarRequestTimeoutMs: check(() => int(env, 'CALENDAR_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000), 10_000),
     calendarWriteAttempts: check(() => int(env, 'CALENDAR_WRITE_ATTEMPTS', 10, 1, 50), 10),
+    retention: {
+      eventsDays: check(() => int(env, 'RETENTION_DAYS_EVENTS', 30, 1, 36_500), 30),
+      webhookDeliveriesDays: check(() => int(env, 'RETENTION_DAYS_WEBHOOK_DELIVERIES', 30, 1, 36_500), 30),
+      emailsDays: check(() => int(env, 'RETENTION_DAYS_EMAILS', 30, 1, 36_500), 30),
+      batchSize: check(() => int(env, 'RETENTION_BATCH_SIZE', 1000, 1, 10_000), 1000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

@@ -33,8 +33,8 @@ export const TASKS = {
   }),
   /** Revives deliveries cut off by a stopped worker, then queues its own next run while any webhook exists. */
   'sweep-webhook-deliveries': Type.Object({}),
-  /** Cron, hourly: deletes Idempotency-Key records older than 24 hours. */
-  'purge-idempotency': Type.Object({}),
+  /** Cron, every 10 minutes: deletes rows past their retention, in batches (docs/operations.md, Retention). */
+  'enforce-retention': Type.Object({}),
   /** Cron, every minute: unlocks the jobs of worker processes whose heartbeat stopped. */
   'recover-dead-workers': Type.Object({}),
   /** Cron, every minute: VACUUM of graphile-worker's job table. */

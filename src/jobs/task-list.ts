@@ -4,7 +4,7 @@ import type { TaskName, TypedTask } from './registry.ts';
 import { TASKS, decodingTask } from './registry.ts';
 import { deliverWebhookTask } from './tasks/deliver-webhook.ts';
 import { dispatchEventTask } from './tasks/dispatch-event.ts';
-import { purgeIdempotency } from './tasks/purge-idempotency.ts';
+import { enforceRetentionTask } from './tasks/enforce-retention.ts';
 import { recoverDeadWorkersTask } from './tasks/recover-dead-workers.ts';
 import { routeBookingTask } from './tasks/route-booking.ts';
 import { sendEmail } from './tasks/send-email.ts';
@@ -21,7 +21,7 @@ const TASK_FILES: { [T in TaskName]: (deps: WorkerDeps) => TypedTask<T> } = {
   'dispatch-event': dispatchEventTask,
   'deliver-webhook': deliverWebhookTask,
   'sweep-webhook-deliveries': sweepWebhookDeliveriesTask,
-  'purge-idempotency': purgeIdempotency,
+  'enforce-retention': enforceRetentionTask,
   'recover-dead-workers': recoverDeadWorkersTask,
   'vacuum-job-table': vacuumJobTableTask,
   'sync-calendar': syncCalendarTask,

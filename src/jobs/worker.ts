@@ -6,8 +6,9 @@ import { jobsFailed, observePool, observeQueue } from '../metrics.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
 
+// enforce-retention: docs/operations.md, Retention
 const CRONTAB = [
-  '0 * * * * purge-idempotency ?fill=2h',
+  '*/10 * * * * enforce-retention',
   '* * * * * recover-dead-workers',
   '* * * * * vacuum-job-table',
   '* * * * * schedule-calendar-syncs',

@@ -63,7 +63,7 @@ describe('job registry', () => {
     assert.deepEqual(payloadProblems('send-email', { emailIds: ['eml_1', 'eml_2'] }), []);
     assert.deepEqual(payloadProblems('send-email', { emailId: 'eml_1' }), [], 'the one-row payload of earlier versions');
     assert.deepEqual(payloadProblems('deliver-webhook', { messageId: 'msg_1', position: 3 }), []);
-    assert.deepEqual(payloadProblems('purge-idempotency', { _cron: { ts: '2026-11-25T07:00:00Z', backfilled: false } }), []);
+    assert.deepEqual(payloadProblems('enforce-retention', { _cron: { ts: '2026-11-25T07:00:00Z', backfilled: false } }), []);
   });
 
   it('names what is wrong with a malformed payload', () => {
@@ -103,7 +103,7 @@ describe('job registry', () => {
       `insert into idempotency_keys (organization_id, mode, key, request_hash, state, created_at)
        values ('org_northwind', 'test', 'old', 'h', 'done', now() - interval '25 hours')`,
     );
-    await t.db.pool.query(`select graphile_worker.add_job('purge-idempotency', '{}'::json, job_key => 'good')`);
+    await t.db.pool.query(`select graphile_worker.add_job('enforce-retention', '{}'::json, job_key => 'good')`);
     for (let i = 0; i < 200 && (await jobOf('good')); i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(await jobOf('good'), undefined, 'completed');
     assert.equal((await t.db.pool.query(`select 1 from idempotency_keys where key = 'old'`)).rowCount, 0);

@@ -83,7 +83,3 @@ export async function complete(db: Db, k: IdemKey, status: number, body: unknown
 export async function release(db: Db, k: IdemKey): Promise<void> {
   await exec(db, `delete from idempotency_keys where ${KEY} and state = 'running'`, keyParams(k));
 }
-
-export function purgeOlderThan24h(db: Db): Promise<number> {
-  return exec(db, `delete from idempotency_keys where created_at < now() - interval '24 hours'`);
-}
