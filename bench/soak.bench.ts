@@ -1,0 +1,398 @@
+/**
+ * Soak: `booking-service serve` (API and worker in one process, as shipped) in its own Node
+ * process under SOAK_SECONDS (default 600) of mixed traffic at SOAK_RATE requests/s (default
+ * 40): creates, availability, free/busy, lists, reads by id, changes (PATCH, cancel,
+ * reschedule), and a webhook subscribed to every event delivering to a local HTTPS receiver
+ * (1 answer in 50 is a 503, so retries run too). Every minute: requests, their p50/p99, the
+ * serve process's RSS (/proc/<pid>/status) and V8 heap (its GET /metrics), webhook deliveries.
+ * Verdict: RSS ≤ 250 MB; no growth over the last half (slope of a least-squares line through
+ * the RSS samples ≤ 1 MB/min); p50 and p99 flat (last minute within ±20 % of the second).
+ * `npm run bench -- soak`   (SOAK_SECONDS, SOAK_RATE; SOAK_NODE_ARGS, e.g.
+ * "--heapsnapshot-signal=SIGUSR2", is passed to the serve process)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from 'selfsigned';
+import { loadSeed } from '../src/domain/seed/load.ts';
+import { validateSeed } from '../src/domain/seed/validate.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
+import { testSeed } from '../test/helpers/fixtures.ts';
+
+const SECONDS = Math.max(60, Number(process.env.SOAK_SECONDS ?? 600));
+const RATE = Math.min(500, Math.max(1, Number(process.env.SOAK_RATE ?? 40)));
+/** At most this many requests in flight; a request that would need more waits its turn. */
+const LANES = 16;
+const SAMPLE_MS = 5_000;
+const RSS_LIMIT_MB = 250;
+const SLOPE_LIMIT_MB_PER_MIN = 1;
+const FLAT = 0.2;
+const KEY = 'sk_test_bench_soak_key_00000000000001';
+const HOSTS = 20;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MIN = 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const hostId = (i: number) => `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function waitUp(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** 20 hosts working around the clock, a 15-minute round-robin type; the key holds every scope the traffic needs. */
+function soakSeed() {
+  const seed = testSeed();
+  seed.organizations.push({
+    id: 'org_soak',
+    name: 'Soak',
+    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
+    teams: [{ id: 'team_soak', name: 'Soak' }],
+    members: Array.from({ length: HOSTS }, (_, i) => ({
+      id: hostId(i + 1), team_id: 'team_soak', name: `Host ${i + 1}`, email: `host${i + 1}@soak.example`, avatar_url: null, role: 'MEMBER',
+      skills: [], is_active: true, timezone: 'UTC', max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }], out_of_office: [],
+    })),
+    event_types: [{
+      id: 'et_soak', team_id: 'team_soak', name: 'Soak call', slug: 'soak-call', description: 'soak', duration: 15, slot_interval: 15,
+      minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
+      workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 }, custom_fields: [],
+    }],
+    calendars: [],
+    api_keys: [{ key: KEY, name: 'Soak key', scopes: ['bookings:create', 'bookings:read', 'bookings:write', 'event-types:read', 'team:read',
+      'team:members:read', 'webhooks:read', 'webhooks:manage'] }],
+  });
+  return seed;
+}
+
+/** An HTTPS receiver that keeps counts only (memory stays flat however long the soak). */
+async function startReceiver() {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notAfterDate: new Date(Date.now() + 86_400_000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'soak-receiver-'));
+  const caFile = path.join(dir, 'ca.pem');
+  fs.writeFileSync(caFile, pems.cert);
+  const counts = { ok: 0, refused: 0 };
+  const server = https.createServer({ key: pems.private, cert: pems.cert, keepAliveTimeout: 30_000 }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const refuse = (counts.ok + counts.refused) % 50 === 49;
+      if (refuse) counts.refused++;
+      else counts.ok++;
+      res.writeHead(refuse ? 503 : 200, { 'content-type': 'text/plain' });
+      res.end(refuse ? 'busy' : 'ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    origin: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    caFile,
+    counts,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** VmRSS of a process in MB, from /proc; NaN where /proc is not there. */
+function rssMb(pid: number | undefined): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms; NaN where /proc is not there. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ ticks
+  } catch {
+    return NaN;
+  }
+}
+
+/** Slope of the least-squares line through (x, y) points. */
+function slope(points: { x: number; y: number }[]): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((s, p) => s + p.x, 0) / n;
+  const my = points.reduce((s, p) => s + p.y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.x - mx) * (p.y - my);
+    den += (p.x - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
+}
+
+interface Minute {
+  latencies: number[];
+  /** Latencies by operation. */
+  byOp: Map<string, number[]>;
+  clientErrors: number;
+  failures: number;
+  rss: number[];
+  heap: number[];
+  /** Buffers and other memory outside the V8 heap (nodejs_external_memory_bytes). */
+  external: number[];
+  /** The serve process's CPU time at the minute's first sample. */
+  cpuAtStart: number;
+}
+const newMinute = (cpu: number): Minute => ({ latencies: [], byOp: new Map(), clientErrors: 0, failures: 0, rss: [], heap: [], external: [], cpuAtStart: cpu });
+
+const db = await createTestDatabase();
+await loadSeed(db.pool, validateSeed(soakSeed()));
+const rx = await startReceiver();
+let service: ChildProcess | undefined;
+try {
+  const port = await freePort();
+  service = spawn(process.execPath, [...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', NODE_ENV: 'test',
+      RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: rx.caFile },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitUp(`${base}/readyz`, service);
+  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const hook = await call('POST', '/v1/webhooks', {
+    url: `${rx.origin}/soak`,
+    events: ['BOOKING_CREATED', 'BOOKING_UPDATED', 'BOOKING_CANCELLED', 'BOOKING_RESCHEDULED', 'BOOKING_COMPLETED', 'BOOKING_NO_SHOW', 'ASSIGNMENT_CHANGED'],
+  });
+  if (hook.status !== 201) throw new Error(`webhook not created: ${hook.status} ${JSON.stringify(hook.body)}`);
+
+  // Slots: 10 bookings per 15-minute slot (of 20 hosts) from tomorrow 00:00 UTC; reschedules
+  // move to their own grid 120 days later, so they do not compete with the creates.
+  const day0 = new Date();
+  day0.setUTCHours(24, 0, 0, 0);
+  const slotAt = (n: number, offsetDays: number) => new Date(day0.getTime() + offsetDays * 1440 * MIN + Math.floor(n / 10) * 15 * MIN).toISOString();
+  let creates = 0;
+  let reschedules = 0;
+  // live bookings to read and change: a ring of the newest (bounded)
+  const live: string[] = [];
+  const remember = (id: string) => {
+    live.push(id);
+    if (live.length > 2000) live.shift();
+  };
+  const pick = () => (live.length ? live[Math.floor(Math.random() * live.length)] : undefined);
+  const take = () => (live.length ? live.splice(Math.floor(Math.random() * live.length), 1)[0] : undefined);
+  const dateOf = (daysAhead: number) => new Date(day0.getTime() + daysAhead * 1440 * MIN).toISOString().slice(0, 10);
+  let listCursor: string | undefined;
+
+  /** One request of the mix; returns its name and status (0: none made). */
+  const ops: [number, string, () => Promise<number>][] = [
+    [20, 'create', async () => {
+      const n = creates++;
+      const r = await call('POST', '/v1/bookings', { event_type_id: 'et_soak', requested_time: slotAt(n, 0), attendee: { name: `Soak ${n}`, email: `soak${n}@soak.example` } });
+      if (r.status === 201) remember(r.body.booking.id);
+      return r.status;
+    }],
+    [22, 'availability', async () => {
+      const from = Math.floor(Math.random() * 20);
+      return (await call('GET', `/v1/availability?event_type_id=et_soak&start_date=${dateOf(from)}&end_date=${dateOf(from + 13)}`)).status;
+    }],
+    [5, 'freebusy', async () => {
+      const from = Math.floor(Math.random() * 10);
+      const start = new Date(day0.getTime() + from * 1440 * MIN).toISOString();
+      const end = new Date(day0.getTime() + (from + 7) * 1440 * MIN).toISOString();
+      return (await call('GET', `/v1/freebusy/${hostId(1 + Math.floor(Math.random() * HOSTS))}?start=${start}&end=${end}`)).status;
+    }],
+    [15, 'list', async () => {
+      const r = await call('GET', `/v1/bookings?limit=50${listCursor && Math.random() < 0.5 ? `&cursor=${encodeURIComponent(listCursor)}` : ''}`);
+      listCursor = r.body?.pagination?.next_cursor ?? undefined;
+      return r.status;
+    }],
+    [10, 'get', async () => {
+      const id = pick();
+      return id ? (await call('GET', `/v1/bookings/${id}`)).status : 0;
+    }],
+    [12, 'patch', async () => {
+      const id = pick();
+      return id ? (await call('PATCH', `/v1/bookings/${id}`, { attendee: { name: `Renamed ${Math.random().toString(36).slice(2, 8)}` } })).status : 0;
+    }],
+    [8, 'cancel', async () => {
+      const id = take();
+      return id ? (await call('DELETE', `/v1/bookings/${id}`, { reason: 'soak' })).status : 0;
+    }],
+    [8, 'reschedule', async () => {
+      const id = take();
+      if (!id) return 0;
+      const r = await call('POST', `/v1/bookings/${id}/reschedule`, { start_time: slotAt(reschedules++, 120), reason: 'soak' });
+      if (r.status === 200) remember(r.body.booking.id);
+      else remember(id);
+      return r.status;
+    }],
+  ];
+  const totalWeight = ops.reduce((s, o) => s + o[0], 0);
+  const chooseOp = () => {
+    let r = Math.random() * totalWeight;
+    for (const op of ops) if ((r -= op[0]) < 0) return op;
+    return ops[0]!;
+  };
+
+  // ---------- the run ----------
+  const minutes: Minute[] = [];
+  const rssPoints: { x: number; y: number }[] = [];
+  const statusCounts = new Map<string, number>();
+  const t0 = performance.now();
+  const end = t0 + SECONDS * 1000;
+  const maxRequests = Math.ceil(RATE * SECONDS * 1.1);
+  let issued = 0;
+  const minuteOf = (t: number) => Math.min(Math.floor((t - t0) / MIN), Math.ceil(SECONDS / 60) - 1);
+  const current = (t: number) => (minutes[minuteOf(t)] ??= newMinute(cpuMs(service?.pid)));
+
+  const sampler = setInterval(() => {
+    void (async () => {
+      const now = performance.now();
+      const rss = rssMb(service?.pid);
+      const m = current(now);
+      m.rss.push(rss);
+      rssPoints.push({ x: (now - t0) / MIN, y: rss });
+      try {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        const heap = /^nodejs_heap_size_used_bytes (\S+)/m.exec(text);
+        if (heap) m.heap.push(Number(heap[1]) / 2 ** 20);
+        const external = /^nodejs_external_memory_bytes (\S+)/m.exec(text);
+        if (external) m.external.push(Number(external[1]) / 2 ** 20);
+      } catch {
+        // a missed sample
+      }
+    })();
+  }, SAMPLE_MS);
+
+  // LANES workers take request slots paced at RATE/s; a lane more than a second behind skips
+  // ahead rather than bursting. Bounded by the end time and by maxRequests.
+  await Promise.all(Array.from({ length: LANES }, async () => {
+    while (issued < maxRequests) {
+      const slot = issued++;
+      let due = t0 + (slot * 1000) / RATE;
+      const now = performance.now();
+      if (now - due > 1000) due = now;
+      if (due >= end) break;
+      if (due > now) await sleep(due - now);
+      const [, name, op] = chooseOp();
+      const started = performance.now();
+      let status: number;
+      try {
+        status = await op();
+      } catch {
+        status = -1;
+      }
+      if (status === 0) continue;
+      const m = current(started);
+      m.latencies.push(performance.now() - started);
+      const ofOp = m.byOp.get(name) ?? [];
+      ofOp.push(performance.now() - started);
+      m.byOp.set(name, ofOp);
+      if (status < 0 || status >= 500) m.failures++;
+      else if (status >= 400) m.clientErrors++;
+      const key = `${name} ${status}`;
+      statusCounts.set(key, (statusCounts.get(key) ?? 0) + 1);
+    }
+  }));
+  clearInterval(sampler);
+  const cpuAtEnd = cpuMs(service.pid);
+
+  // ---------- report ----------
+  const rows = minutes.map((m, i) => {
+    m.latencies.sort((a, b) => a - b);
+    const cpuEnd = minutes[i + 1]?.cpuAtStart ?? cpuAtEnd;
+    const max = (xs: number[]) => (xs.length ? Math.max(...xs) : NaN);
+    return {
+      minute: i + 1,
+      requests: m.latencies.length,
+      '4xx': m.clientErrors,
+      '5xx/err': m.failures,
+      'p50 ms': Number(pct(m.latencies, 50).toFixed(1)),
+      'p99 ms': Number(pct(m.latencies, 99).toFixed(1)),
+      // service CPU per request (worker jobs included): unlike latency, it does not move with other load on the machine
+      'CPU ms/req': Number(((cpuEnd - m.cpuAtStart) / m.latencies.length).toFixed(2)),
+      'RSS MB (max)': Number(max(m.rss).toFixed(1)),
+      'heap MB (max)': Number(max(m.heap).toFixed(1)),
+      // the lowest reading of the minute: close to what survives a collection, so a leak shows here first
+      'heap MB (min)': Number((m.heap.length ? Math.min(...m.heap) : NaN).toFixed(1)),
+      'external MB (max)': Number(max(m.external).toFixed(1)),
+    };
+  });
+  console.table(rows);
+  const opTable = (m: Minute | undefined) => Object.fromEntries([...(m?.byOp ?? [])].map(([op, ls]) => {
+    ls.sort((a, b) => a - b);
+    return [op, `${ls.length} req, p50 ${pct(ls, 50).toFixed(1)} ms, p99 ${pct(ls, 99).toFixed(1)} ms`];
+  }));
+  console.log('by operation, second minute:', opTable(minutes[1]));
+  console.log('by operation, last minute:', opTable(minutes[minutes.length - 1]));
+  const sizes = await db.pool.query(
+    `select relname as table, n_live_tup::int as rows, pg_size_pretty(pg_total_relation_size(relid)) as size
+       from pg_stat_user_tables where relname in ('bookings', 'booking_events', 'webhook_messages', 'webhook_deliveries', 'email_outbox',
+                                                  'idempotency_keys', '_private_jobs') order by relname`,
+  );
+  console.table(sizes.rows);
+  console.log('requests by route and status:', Object.fromEntries([...statusCounts].sort()));
+  console.log(`webhook deliveries received: ${rx.counts.ok} answered 200, ${rx.counts.refused} answered 503`);
+
+  const maxRss = Math.max(...rssPoints.map((p) => p.y));
+  const half = rssPoints.filter((p) => p.x >= SECONDS / 120);
+  const growth = slope(half);
+  const second = rows[1];
+  const last = rows[rows.length - 1];
+  const change = (a: number, b: number) => (b - a) / a;
+  const p50Change = second && last ? change(second['p50 ms'], last['p50 ms']) : NaN;
+  const p99Change = second && last ? change(second['p99 ms'], last['p99 ms']) : NaN;
+  const fmt = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)} %`;
+  const checks = [
+    [`RSS max ${maxRss.toFixed(1)} MB ≤ ${RSS_LIMIT_MB} MB`, maxRss <= RSS_LIMIT_MB],
+    [`RSS slope over the last half ${growth.toFixed(2)} MB/min ≤ ${SLOPE_LIMIT_MB_PER_MIN} MB/min (${half.length} samples)`, growth <= SLOPE_LIMIT_MB_PER_MIN],
+    [`p50 last minute vs second: ${second?.['p50 ms']} → ${last?.['p50 ms']} ms (${fmt(p50Change)}, within ±${FLAT * 100} %)`, Math.abs(p50Change) <= FLAT],
+    [`p99 last minute vs second: ${second?.['p99 ms']} → ${last?.['p99 ms']} ms (${fmt(p99Change)}, within ±${FLAT * 100} %)`, Math.abs(p99Change) <= FLAT],
+    [`no 5xx or failed request (${rows.reduce((s, r) => s + r['5xx/err'], 0)})`, rows.every((r) => r['5xx/err'] === 0)],
+  ] as const;
+  console.log(`\n${SECONDS} s at ${RATE} req/s (${LANES} lanes), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+  for (const [what, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${what}`);
+  console.log(`verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`);
+} finally {
+  service?.kill('SIGTERM');
+  if (service && service.exitCode === null) await new Promise((r) => service!.once('exit', r));
+  await rx.close();
+  await db.drop();
+}
