@@ -76,9 +76,17 @@ function describe(err: unknown): string {
 /** One agent per worker process: connections are kept alive and pooled per host. */
 export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClient {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const ca = opts.caFile ? [...tls.rootCertificates, fs.readFileSync(opts.caFile, 'utf8')] : undefined;
+  // One TLS context for every connection. Given `ca` instead, each new connection would build its
+  // own context, parsing the 140-odd system roots again (12 ms of CPU) and holding their native
+  // memory until a garbage collection that the tiny JS wrapper never prompts: 1,000 connections
+  // left 800 MB of malloc'd memory behind.
+  const secureContext = opts.caFile
+    ? tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(opts.caFile, 'utf8')] })
+    : undefined;
   const agent = new Agent({
-    connect: { lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs), timeout: timeoutMs, ...(ca ? { ca } : {}) } as Agent.Options['connect'],
+    connect: {
+      lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs), timeout: timeoutMs, ...(secureContext ? { secureContext } : {}),
+    } as Agent.Options['connect'],
     keepAliveTimeout: 10_000,
     connections: 64,
   });
