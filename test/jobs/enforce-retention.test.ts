@@ -32,7 +32,7 @@ async function until(check: () => Promise<boolean>, what: string, ms = 15_000): 
 }
 
 beforeEach(async () => {
-  await q('truncate booking_events, webhook_messages, webhook_deliveries, email_outbox, idempotency_keys');
+  await q('truncate booking_events, webhook_messages, webhook_deliveries, email_outbox, idempotency_keys, calendar_busy');
   await q(`delete from webhooks where id = 'wh_ret'`);
   await q(`insert into webhooks (id, organization_id, mode, url, events, secret_encrypted)
            values ('wh_ret', 'org_northwind', 'test', 'https://receiver.example/hook', '{BOOKING_CREATED}', 'x')`);
@@ -113,13 +113,32 @@ describe('what goes and what stays (default retention: 30 days, idempotency 24 h
     assert.deepEqual((await q('select key from idempotency_keys order by key')).rows.map((r) => r.key), ['fresh', 'running']);
   });
 
+  it('calendar busy blocks: those that ended over two days ago go (before the sync window), the rest stay', async () => {
+    const member = (await q('select id from members where is_active limit 1')).rows[0].id as string;
+    await q(`insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, sync_status)
+             select 'cal_ret', m.organization_id, m.id, m.team_id, 'CALDAV', 'cal_ret', 'ERROR' from members m where m.id = $1
+             on conflict (id) do nothing`, [member]);
+    await q(`insert into calendar_connections (calendar_id, url, username, password_encrypted, password_digest)
+             values ('cal_ret', 'https://dav.example/', 'u', 'x', 'x') on conflict do nothing`);
+    await q(`insert into calendar_resources (calendar_id, href, data, events, skipped) values ('cal_ret', 'a.ics', '', 3, 0)
+             on conflict do nothing`);
+    for (const [daysAgo, hours] of [[3, 1], [2.1, 1], [1.5, 1], [-1, 1]]) {
+      await q(`insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
+               values ('cal_ret', 'a.ics', $1, now() - $2::float8 * interval '1 day', now() - $2::float8 * interval '1 day' + $3::int * interval '1 hour')`,
+      [member, daysAgo, hours]);
+    }
+    const result = await run();
+    assert.equal(result.deleted.calendar_busy, 2);
+    assert.equal((await q('select count(*)::int as n from calendar_busy')).rows[0].n, 2);
+  });
+
   it('the retention of each table follows its variable', async () => {
     await event('evt_8d', 8);
     await message('msg_8d', 'succeeded', 8, 1);
     await email('em_8d', 'sent', 8);
     const shorter = loadConfig({ RETENTION_DAYS_EVENTS: '7', RETENTION_DAYS_WEBHOOK_DELIVERIES: '9', RETENTION_DAYS_EMAILS: '7' });
     const result = await enforceRetention(t.db.pool, retentionTargets(shorter), { batchSize: 1000, budgetMs: 60_000 });
-    assert.deepEqual(result.deleted, { booking_events: 1, webhook_messages: 0, email_outbox: 1, idempotency_keys: 0 });
+    assert.deepEqual(result.deleted, { booking_events: 1, webhook_messages: 0, email_outbox: 1, idempotency_keys: 0, calendar_busy: 0 });
     assert.deepEqual(await ids('select id from webhook_messages'), ['msg_8d']);
   });
 });

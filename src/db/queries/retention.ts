@@ -8,7 +8,7 @@ import type { Db } from '../pool.ts';
 export interface RetentionTarget {
   /** The table, and its name in logs. */
   table: string;
-  /** A timestamptz column with a btree index (migration 074), read oldest first. */
+  /** A timestamptz column with a btree index (migrations 074, 075), read oldest first. */
   age: string;
   /** How long a row is kept after `age`, in seconds. */
   keepSeconds: number;

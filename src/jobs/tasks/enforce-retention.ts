@@ -14,7 +14,9 @@ const DAY = 86_400;
  * - a webhook message still `pending` (attempts to come); a settled one goes with its
  *   delivery history (ON DELETE CASCADE), so the history never shows half a message;
  * - an email still `pending` (not sent yet);
- * - an Idempotency-Key record younger than the 24 hours the API promises (not configurable).
+ * - an Idempotency-Key record younger than the 24 hours the API promises (not configurable);
+ * - a calendar busy block that has not ended two days ago: the sync window starts at the start
+ *   of yesterday (UTC), so an older one can no longer block a slot (not configurable).
  */
 export function retentionTargets(config: Config): RetentionTarget[] {
   const r = config.retention;
@@ -30,6 +32,7 @@ export function retentionTargets(config: Config): RetentionTarget[] {
     { table: 'webhook_messages', age: 'created_at', keepSeconds: r.webhookDeliveriesDays * DAY, done: `status <> 'pending'` },
     { table: 'email_outbox', age: 'created_at', keepSeconds: r.emailsDays * DAY, done: `status <> 'pending'` },
     { table: 'idempotency_keys', age: 'created_at', keepSeconds: DAY, done: 'true' },
+    { table: 'calendar_busy', age: 'end_time', keepSeconds: 2 * DAY, done: 'true' },
   ];
 }
 
