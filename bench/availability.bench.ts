@@ -9,6 +9,11 @@
  * The servers run in a child process started from this file (buildServer in-process there, as
  * test/helpers/app.ts does), so autocannon here does not steal their CPU.
  * BENCH_SECONDS changes the length of each HTTP run (default 8); each route runs twice, best kept.
+ * CPU per request (the server process and the bench database's PostgreSQL backends, from /proc)
+ * is printed for each route too: on a shared machine it moves far less than req/s.
+ * BENCH_ROUTES=availability,availabilityCold runs only the named HTTP routes (not the engine, not 4);
+ * BENCH_ROUNDS sets the number of interleaved rounds (default 2); BENCH_CPU_PROF=<dir> writes a
+ * CPU profile of the server process there.
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -25,12 +30,16 @@ import { MemoryFreeBusyCache } from '../src/domain/availability/freebusy-cache.t
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
+import type { CpuReading } from './cpu-meter.ts';
+import { cpuMeter, cpuPer } from './cpu-meter.ts';
 import { buildServer } from '../src/http/server.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
 import { AVAILABILITY_HOSTS, WEEKDAYS, ZONES, addAvailabilityTeam, availabilityHostId, insertWindowBookings, nextMonday } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ONLY = process.env.BENCH_ROUTES?.split(',');
 const DAY = 86_400_000;
 const MIN = 60_000;
 const HOSTS = AVAILABILITY_HOSTS;
@@ -168,6 +177,19 @@ function load(url: string, headers: Record<string, string> = {}, seconds = SECON
   });
 }
 
+function cpuText(c: { service: number; pg: number }): string {
+  return `service ${c.service.toFixed(2)} + PostgreSQL ${c.pg.toFixed(2)} = ${(c.service + c.pg).toFixed(2)}`;
+}
+
+/** Median of each figure separately (two rounds: their mean). */
+function median(cs: { service: number; pg: number }[]): { service: number; pg: number } {
+  const m = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  return { service: m(cs.map((c) => c.service)), pg: m(cs.map((c) => c.pg)) };
+}
+
 function row(name: string, r: autocannon.Result, base?: autocannon.Result) {
   const ok = r.non2xx === 0 && r.errors === 0;
   return {
@@ -181,11 +203,12 @@ function row(name: string, r: autocannon.Result, base?: autocannon.Result) {
 }
 
 async function main() {
-  benchEngine();
+  if (!ONLY) benchEngine();
   const db = await createTestDatabase();
   const firstDay = nextMonday();
   const bookings = await seedDatabase(db.pool, firstDay);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url)], {
     env: { ...process.env, BENCH_ROLE: 'server', BENCH_DB_URL: db.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -202,7 +225,7 @@ async function main() {
     const probe = (await (await fetch(availUrl, { headers: auth })).json()) as { totalSlots: number };
     console.log(`\n### HTTP (${SECONDS} s each, 16 connections): ${HOSTS} hosts, 14 days, ${bookings} bookings; availability answers ${probe.totalSlots} slots`);
     const fbPath = `/v1/freebusy/${hostId(0)}?start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY).toISOString()}&time_slot=30`;
-    const targets: [string, string, Record<string, string>][] = [
+    const all: [string, string, Record<string, string>][] = [
       ['baseline', `http://127.0.0.1:${barePort}/org/org_northwind`, {}],
       ['typeRead', `http://127.0.0.1:${cachedPort}/v1/event-types/et_bench_rr`, auth],
       ['availability', availUrl, auth],
@@ -210,61 +233,80 @@ async function main() {
       ['uncached', `http://127.0.0.1:${uncachedPort}${fbPath}`, {}],
       ['cached', `http://127.0.0.1:${cachedPort}${fbPath}`, {}],
     ];
-    // Two rounds, the routes interleaved, best round kept: the machine is shared, and a burst of
+    const targets = all.filter(([name]) => !ONLY || ONLY.includes(name));
+    // Rounds with the routes interleaved, best round kept: the machine is shared, and a burst of
     // someone else's work should not decide a figure. Load averages are printed with the result.
     const best: Record<string, autocannon.Result> = {};
+    const cpu: Record<string, { service: number; pg: number }[]> = {};
+    const meter = cpuMeter(db.pool, child.pid);
     for (const [, url, headers] of targets) await load(url, headers, 2); // warm-up
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (const [name, url, headers] of targets) {
+        const before: CpuReading = await meter.read();
         const r = await load(url, headers);
+        (cpu[name] ??= []).push(cpuPer(before, await meter.read(), r.requests.total));
+        console.log(`  round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, ${cpuText(cpu[name].at(-1)!)}`);
         if (!best[name] || r.requests.average > best[name].requests.average) best[name] = r;
       }
     }
-    const { baseline, typeRead, availability, availabilityCold, uncached, cached } = best;
+    meter.stop();
     console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.table([
-      row('baseline: Fastify + one pg primary-key select', baseline),
-      row('reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 1 query)', typeRead, baseline),
-      row('GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)', availability, baseline),
-      row('  the same with the answer cache off (every request computes)', availabilityCold, baseline),
-      row('GET /v1/freebusy (7 days, 30 min) uncached', uncached, baseline),
-      row('GET /v1/freebusy (7 days, 30 min) cached', cached, baseline),
-    ]);
-    const ratio = cached.requests.average / uncached.requests.average;
-    console.log(`availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`);
-    console.log(`free/busy cached / uncached: ${ratio.toFixed(1)}× (target ≥ 5×) ${ratio >= 5 ? 'ok' : 'BELOW TARGET'}`);
-
-    // Without and with calendars, interleaved round by round (the blocks are taken out and put
-    // back between runs), so that the machine's neighbours weigh on both alike.
-    const blocks = await addCalendarBusy(db.pool, firstDay);
-    await db.pool.query('create table bench_calendar_busy as select * from calendar_busy');
-    const withCal = (await (await fetch(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), { headers: auth })).json()) as { totalSlots: number };
-    console.log(`\n### GET /v1/availability with calendars: ${blocks} external busy blocks (5 per host per day); answers ${withCal.totalSlots} slots`);
-    const pairs: Record<string, autocannon.Result> = {};
-    const keep = (name: string, r: autocannon.Result) => {
-      if (!pairs[name] || r.requests.average > pairs[name].requests.average) pairs[name] = r;
+    const labels: Record<string, string> = {
+      baseline: 'baseline: Fastify + one pg primary-key select',
+      typeRead: 'reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 1 query)',
+      availability: 'GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)',
+      availabilityCold: '  the same with the answer cache off (every request computes)',
+      uncached: 'GET /v1/freebusy (7 days, 30 min) uncached',
+      cached: 'GET /v1/freebusy (7 days, 30 min) cached',
     };
-    for (let round = 0; round < 2; round++) {
-      for (const on of [false, true]) {
-        await db.pool.query('delete from calendar_busy');
-        if (on) await db.pool.query('insert into calendar_busy select * from bench_calendar_busy');
-        keep(`cold ${on}`, await load(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth));
-        keep(`cached ${on}`, await load(availUrl, auth));
-      }
+    console.table(targets.map(([name]) => ({ ...row(labels[name], best[name], best.baseline), 'CPU ms/req (median)': cpuText(median(cpu[name])) })));
+    const { availability, availabilityCold, uncached, cached } = best;
+    if (availability) {
+      console.log(`availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`);
     }
-    console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.table([
-      row('GET /v1/availability without calendars', pairs['cached false']),
-      row('  with calendars (vs without)', pairs['cached true'], pairs['cached false']),
-      row('the same with the answer cache off, without calendars', pairs['cold false']),
-      row('  with calendars (vs without)', pairs['cold true'], pairs['cold false']),
-    ]);
-    for (const name of ['cached', 'cold']) {
-      const change = pairs[`${name} true`].requests.average / pairs[`${name} false`].requests.average - 1;
-      console.log(`availability ${name} with calendars: ${(change * 100).toFixed(1)} % (target within 10 %) ${Math.abs(change) <= 0.1 ? 'ok' : 'OUTSIDE TARGET'}`);
+    if (availabilityCold) {
+      const ok = availabilityCold.requests.average >= 1500;
+      console.log(`availability uncached: ${Math.round(availabilityCold.requests.average)} req/s (target ≥ 1,500) ${ok ? 'ok' : 'BELOW TARGET'}`);
+    }
+    if (uncached && cached) {
+      const ratio = cached.requests.average / uncached.requests.average;
+      console.log(`free/busy cached / uncached: ${ratio.toFixed(1)}× (target ≥ 5×) ${ratio >= 5 ? 'ok' : 'BELOW TARGET'}`);
+    }
+
+    if (!ONLY) {
+      // Without and with calendars, interleaved round by round (the blocks are taken out and put
+      // back between runs), so that the machine's neighbours weigh on both alike.
+      const blocks = await addCalendarBusy(db.pool, firstDay);
+      await db.pool.query('create table bench_calendar_busy as select * from calendar_busy');
+      const withCal = (await (await fetch(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), { headers: auth })).json()) as { totalSlots: number };
+      console.log(`\n### GET /v1/availability with calendars: ${blocks} external busy blocks (5 per host per day); answers ${withCal.totalSlots} slots`);
+      const pairs: Record<string, autocannon.Result> = {};
+      const keep = (name: string, r: autocannon.Result) => {
+        if (!pairs[name] || r.requests.average > pairs[name].requests.average) pairs[name] = r;
+      };
+      for (let round = 0; round < 2; round++) {
+        for (const on of [false, true]) {
+          await db.pool.query('delete from calendar_busy');
+          if (on) await db.pool.query('insert into calendar_busy select * from bench_calendar_busy');
+          keep(`cold ${on}`, await load(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth));
+          keep(`cached ${on}`, await load(availUrl, auth));
+        }
+      }
+      console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+      console.table([
+        row('GET /v1/availability without calendars', pairs['cached false']),
+        row('  with calendars (vs without)', pairs['cached true'], pairs['cached false']),
+        row('the same with the answer cache off, without calendars', pairs['cold false']),
+        row('  with calendars (vs without)', pairs['cold true'], pairs['cold false']),
+      ]);
+      for (const name of ['cached', 'cold']) {
+        const change = pairs[`${name} true`].requests.average / pairs[`${name} false`].requests.average - 1;
+        console.log(`availability ${name} with calendars: ${(change * 100).toFixed(1)} % (target within 10 %) ${Math.abs(change) <= 0.1 ? 'ok' : 'OUTSIDE TARGET'}`);
+      }
     }
   } finally {
     child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
     if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
     else await db.drop();
   }
