@@ -34,6 +34,7 @@ export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> &
 // No ORDER BY inside the aggregates: the engine sorts what it needs, and aggregates of one
 // group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.
 // date_part (double precision) is much cheaper than extract (numeric).
+const WEEK_MS = 7 * 86_400_000;
 const MS = (col: string) => `string_agg(((date_part('epoch', ${col}) * 1000)::bigint)::text, ',')`;
 
 /**
@@ -55,13 +56,15 @@ export function busyOfMembers(
   // the non-empty [) intervals holds have and a window with from < to): with `&&` the planner
   // took the exclusion constraint's GiST index (member, mode, during), whose uuid keys overlap
   // across pages, and read 650 buffers for 20 hosts at 1 M bookings against 110 through the btree.
+  // The week bounds come as parameters: `$3 - interval '7 days'` is stable, not immutable, so it
+  // was computed again for every row scanned.
   return rows<BusyRow>(
     db,
     `select member_id, 'booking' as kind, ${MS('lower(during)')} as starts, ${MS('upper(during)')} as ends,
             ${MS('start_time')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
        from booking_members
       where member_id = any($1::uuid[]) and mode = $2 and active
-        and start_time > $3::timestamptz - interval '7 days' and start_time < $4::timestamptz + interval '7 days'
+        and start_time > $7 and start_time < $8
         and lower(during) < $4 and upper(during) > $3 and ($5::text is null or booking_id <> $5)
       group by member_id
      union all
@@ -81,6 +84,6 @@ export function busyOfMembers(
             (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2)
        from unnest($1::uuid[]) as m(id)
       where $6::timestamptz is not null`,
-    [memberIds, mode, from, to, excludeBookingId, statsAt],
+    [memberIds, mode, from, to, excludeBookingId, statsAt, new Date(from.getTime() - WEEK_MS), new Date(to.getTime() + WEEK_MS)],
   );
 }
