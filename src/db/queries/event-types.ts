@@ -155,21 +155,31 @@ export async function activeBookings(db: Db, eventTypeId: string, now: Date): Pr
 
 const HOSTS = hostsOfTypeSql('et.organization_id', 'et.team_id', 'et.host_ids');
 
+/** What the slot engine needs of a host (members.ts rows carry more). */
+export type HostSchedule = Pick<TeamMember, 'id' | 'timezone' | 'working_hours' | 'max_bookings_per_day'>;
+
 /**
- * findVisible plus the ids of the type's active hosts in host order (hostsOfTypeSql), in one
- * round trip: what a cached availability answer needs to find its cache entry.
+ * findVisible plus the type's active hosts in host order (hostsOfTypeSql), in one round trip:
+ * their ids, which a cached availability answer needs to find its cache entry, and their
+ * schedules as JSON text (`active_hosts`, parsed only when the answer is computed).
  */
-export function findVisibleWithHostIds(
+export function findVisibleWithHosts(
   db: Db,
   organizationId: string,
   id: string,
-): Promise<(EventTypeRow & { active_host_ids: string[]; schedule_version: string }) | undefined> {
-  return one<EventTypeRow & { active_host_ids: string[]; schedule_version: string }>(
+): Promise<(EventTypeRow & { active_host_ids: string[]; active_hosts: string; schedule_version: string }) | undefined> {
+  return one<EventTypeRow & { active_host_ids: string[]; active_hosts: string; schedule_version: string }>(
     db,
-    `select et.*, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version, coalesce((
-        select array_agg(m.id order by ${HOSTS.orderBy}) from members m where ${HOSTS.where}
-      ), '{}') as active_host_ids
+    `select et.*, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version,
+            h.ids as active_host_ids, h.schedules as active_hosts
        from event_types et
+       cross join lateral (
+         select coalesce(array_agg(m.id order by ${HOSTS.orderBy}), '{}') as ids,
+                coalesce(json_agg(json_build_object('id', m.id, 'timezone', m.timezone, 'working_hours', m.working_hours,
+                                                    'max_bookings_per_day', m.max_bookings_per_day)
+                                  order by ${HOSTS.orderBy}), '[]')::text as schedules
+           from members m where ${HOSTS.where}
+       ) h
       where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
     [id, organizationId],
   );

@@ -8,6 +8,7 @@ import { computeSlots } from './engine.ts';
 import type { Interval } from './intervals.ts';
 import { DAY_MS, MINUTE_MS } from './zone-days.ts';
 import type { EventTypeRow } from '../../db/schema.ts';
+import type { HostSchedule } from '../../db/queries/event-types.ts';
 
 /**
  * Slots of an event type from the database: GET /availability (get-availability.ts, with its
@@ -78,7 +79,7 @@ export function reachOf(t: Pick<EventTypeRow, 'duration' | 'buffer_before' | 'bu
 /** Loads every host's busy time in one query and shapes it for the engine. */
 export async function hostInputs(
   db: Db,
-  hosts: TeamMember[],
+  hosts: readonly HostSchedule[],
   mode: string,
   from: Date,
   to: Date,
@@ -91,7 +92,7 @@ export async function hostInputs(
 /** hostInputs, and with statsAt the hosts' round-robin figures for that start, from the same statement. */
 async function loadHosts(
   db: Db,
-  hosts: TeamMember[],
+  hosts: readonly HostSchedule[],
   mode: string,
   from: Date,
   to: Date,

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/pool.ts';
+import type { HostSchedule } from '../../db/queries/event-types.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
@@ -80,7 +81,7 @@ export async function availabilityBody(
   now: Date,
 ): Promise<Buffer> {
   const { from, to } = parse(q);
-  const type = await eventTypes.findVisibleWithHostIds(db, auth.organizationId, q.event_type_id);
+  const type = await eventTypes.findVisibleWithHosts(db, auth.organizationId, q.event_type_id);
   if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
   const chosen = eligibleIds(type.active_host_ids, q.assigned_to_id, type.scheduling_type);
   if (q.assigned_to_id !== undefined && chosen.length === 0) {
@@ -97,7 +98,8 @@ export async function availabilityBody(
     const cached = (await cache.get(chosen[0], key)) as Answer | undefined;
     if (cached) answer = cached;
     else {
-      const hosts = await members.activeByIds(db, auth.organizationId, chosen);
+      const wanted = new Set(chosen);
+      const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => wanted.has(h.id));
       const inputs = await hostInputs(db, hosts, auth.mode, new Date(from), new Date(to));
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
       const slots = computeSlots(inputs, rules, type.scheduling_type === 'COLLECTIVE');
