@@ -31,6 +31,27 @@ interface Answer {
   body?: { first: number; bytes: Buffer };
 }
 
+const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+let isoDay = NaN;
+let isoDayText = '';
+
+/**
+ * `new Date(ms).toISOString()`, several times faster for runs of instants on the same UTC day
+ * (an answer's slots): the date part is formatted once per day.
+ */
+export function isoOf(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    isoDayText = new Date(day * DAY_MS).toISOString().slice(0, -13); // up to and including the T
+    isoDay = day;
+  }
+  const t = ms - day * DAY_MS;
+  const milli = t % 1000;
+  const sec = Math.floor(t / 1000);
+  const ms3 = milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : String(milli);
+  return `${isoDayText}${TWO[Math.floor(sec / 3600)]}:${TWO[Math.floor(sec / 60) % 60]}:${TWO[sec % 60]}.${ms3}Z`;
+}
+
 /** A calendar date YYYY-MM-DD query parameter as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
 export function dateParam(value: string, field: string): number {
   const wall = parseWallDate(value);
@@ -105,7 +126,7 @@ export async function availabilityBody(
       const slots = computeSlots(inputs, rules, type.scheduling_type === 'COLLECTIVE');
       answer = {
         starts: slots.map((s) => s.start),
-        json: slots.map((s) => `{"start":"${new Date(s.start).toISOString()}","end":"${new Date(s.end).toISOString()}"}`),
+        json: slots.map((s) => `{"start":"${isoOf(s.start)}","end":"${isoOf(s.end)}"}`),
       };
       await cache.set(chosen[0], key, answer);
     }
