@@ -6,7 +6,19 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        fetch: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -18,9 +30,19 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: {
-        window: 'readonly', document: 'readonly', location: 'readonly', customElements: 'readonly', HTMLElement: 'readonly',
-        HTMLScriptElement: 'readonly', HTMLInputElement: 'readonly', HTMLSelectElement: 'readonly', HTMLButtonElement: 'readonly',
-        Intl: 'readonly', crypto: 'readonly', fetch: 'readonly', URL: 'readonly',
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        customElements: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLScriptElement: 'readonly',
+        HTMLInputElement: 'readonly',
+        HTMLSelectElement: 'readonly',
+        HTMLButtonElement: 'readonly',
+        Intl: 'readonly',
+        crypto: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
       },
     },
   },

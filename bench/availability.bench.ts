@@ -35,7 +35,15 @@ import { cpuMeter, cpuPer } from './cpu-meter.ts';
 import { buildServer } from '../src/http/server.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
-import { AVAILABILITY_HOSTS, WEEKDAYS, ZONES, addAvailabilityTeam, availabilityHostId, insertWindowBookings, nextMonday } from './support.ts';
+import {
+  AVAILABILITY_HOSTS,
+  WEEKDAYS,
+  ZONES,
+  addAvailabilityTeam,
+  availabilityHostId,
+  insertWindowBookings,
+  nextMonday,
+} from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -48,12 +56,25 @@ const hostId = availabilityHostId;
 // ---------- child: the servers ----------
 if (process.env.BENCH_ROLE === 'server') {
   const url = process.env.BENCH_DB_URL!;
-  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000' });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_TEST_PER_MINUTE: '1000000',
+    RATE_LIMIT_LIVE_PER_MINUTE: '1000000',
+  });
   const pool = createPool(url, 10);
   const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
   const apps = [
-    await buildServer({ deps: { db: pool, config, now: () => new Date(), freebusyCache: new MemoryFreeBusyCache() }, rateLimitStore: new MemoryRateLimitStore(), logger: false }),
-    await buildServer({ deps: { db: pool, config, now: () => new Date(), freebusyCache: never }, rateLimitStore: new MemoryRateLimitStore(), logger: false }),
+    await buildServer({
+      deps: { db: pool, config, now: () => new Date(), freebusyCache: new MemoryFreeBusyCache() },
+      rateLimitStore: new MemoryRateLimitStore(),
+      logger: false,
+    }),
+    await buildServer({
+      deps: { db: pool, config, now: () => new Date(), freebusyCache: never },
+      rateLimitStore: new MemoryRateLimitStore(),
+      logger: false,
+    }),
   ];
   const bare = Fastify({ logger: false });
   bare.get('/org/:id', async (req) => {
@@ -77,7 +98,7 @@ function engineInput(): { hosts: HostInput[]; from: number; to: number } {
   const from = Date.parse('2026-12-01T00:00:00Z');
   const to = from + 30 * DAY;
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const hosts: HostInput[] = [];
   for (let h = 0; h < 50; h++) {
     const busy = [];
@@ -154,7 +175,9 @@ async function addCalendarBusy(pool: Pool, firstDay: Date): Promise<number> {
       `insert into calendar_connections (calendar_id, url, username, password_encrypted, password_digest) values ($1, 'https://dav.example/', 'u', 'x', 'x')`,
       [`cal_bench_${h}`],
     );
-    await pool.query(`insert into calendar_resources (calendar_id, href, data, events, skipped) values ($1, 'all.ics', '', 70, 0)`, [`cal_bench_${h}`]);
+    await pool.query(`insert into calendar_resources (calendar_id, href, data, events, skipped) values ($1, 'all.ics', '', 70, 0)`, [
+      `cal_bench_${h}`,
+    ]);
     for (let d = 0; d < 14; d++) {
       for (let k = 0; k < 5; k++) {
         members.push(hostId(h));
@@ -223,7 +246,9 @@ async function main() {
     const end = new Date(firstDay.getTime() + 13 * DAY).toISOString().slice(0, 10);
     const availUrl = `http://127.0.0.1:${cachedPort}/v1/availability?event_type_id=et_bench_rr&start_date=${start}&end_date=${end}`;
     const probe = (await (await fetch(availUrl, { headers: auth })).json()) as { totalSlots: number };
-    console.log(`\n### HTTP (${SECONDS} s each, 16 connections): ${HOSTS} hosts, 14 days, ${bookings} bookings; availability answers ${probe.totalSlots} slots`);
+    console.log(
+      `\n### HTTP (${SECONDS} s each, 16 connections): ${HOSTS} hosts, 14 days, ${bookings} bookings; availability answers ${probe.totalSlots} slots`,
+    );
     const fbPath = `/v1/freebusy/${hostId(0)}?start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY).toISOString()}&time_slot=30`;
     const all: [string, string, Record<string, string>][] = [
       ['baseline', `http://127.0.0.1:${barePort}/org/org_northwind`, {}],
@@ -245,28 +270,41 @@ async function main() {
         const before: CpuReading = await meter.read();
         const r = await load(url, headers);
         (cpu[name] ??= []).push(cpuPer(before, await meter.read(), r.requests.total));
-        console.log(`  round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, ${cpuText(cpu[name].at(-1)!)}`);
+        console.log(
+          `  round ${round + 1} ${name}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, ${cpuText(cpu[name].at(-1)!)}`,
+        );
         if (!best[name] || r.requests.average > best[name].requests.average) best[name] = r;
       }
     }
     meter.stop();
-    console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     const labels: Record<string, string> = {
       baseline: 'baseline: Fastify + one pg primary-key select',
-      typeRead: 'reference: GET /v1/event-types/{id} (the app\'s auth, rate limit, 1 query)',
+      typeRead: "reference: GET /v1/event-types/{id} (the app's auth, rate limit, 1 query)",
       availability: 'GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)',
       availabilityCold: '  the same with the answer cache off (every request computes)',
       uncached: 'GET /v1/freebusy (7 days, 30 min) uncached',
       cached: 'GET /v1/freebusy (7 days, 30 min) cached',
     };
-    console.table(targets.map(([name]) => ({ ...row(labels[name], best[name], best.baseline), 'CPU ms/req (median)': cpuText(median(cpu[name])) })));
+    console.table(
+      targets.map(([name]) => ({ ...row(labels[name], best[name], best.baseline), 'CPU ms/req (median)': cpuText(median(cpu[name])) })),
+    );
     const { availability, availabilityCold, uncached, cached } = best;
     if (availability) {
-      console.log(`availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`);
+      console.log(
+        `availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`,
+      );
     }
     if (availabilityCold) {
       const ok = availabilityCold.requests.average >= 1500;
-      console.log(`availability uncached: ${Math.round(availabilityCold.requests.average)} req/s (target ≥ 1,500) ${ok ? 'ok' : 'BELOW TARGET'}`);
+      console.log(
+        `availability uncached: ${Math.round(availabilityCold.requests.average)} req/s (target ≥ 1,500) ${ok ? 'ok' : 'BELOW TARGET'}`,
+      );
     }
     if (uncached && cached) {
       const ratio = cached.requests.average / uncached.requests.average;
@@ -278,8 +316,12 @@ async function main() {
       // back between runs), so that the machine's neighbours weigh on both alike.
       const blocks = await addCalendarBusy(db.pool, firstDay);
       await db.pool.query('create table bench_calendar_busy as select * from calendar_busy');
-      const withCal = (await (await fetch(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), { headers: auth })).json()) as { totalSlots: number };
-      console.log(`\n### GET /v1/availability with calendars: ${blocks} external busy blocks (5 per host per day); answers ${withCal.totalSlots} slots`);
+      const withCal = (await (await fetch(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), { headers: auth })).json()) as {
+        totalSlots: number;
+      };
+      console.log(
+        `\n### GET /v1/availability with calendars: ${blocks} external busy blocks (5 per host per day); answers ${withCal.totalSlots} slots`,
+      );
       const pairs: Record<string, autocannon.Result> = {};
       const keep = (name: string, r: autocannon.Result) => {
         if (!pairs[name] || r.requests.average > pairs[name].requests.average) pairs[name] = r;
@@ -292,7 +334,12 @@ async function main() {
           keep(`cached ${on}`, await load(availUrl, auth));
         }
       }
-      console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+      console.log(
+        `load average: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
       console.table([
         row('GET /v1/availability without calendars', pairs['cached false']),
         row('  with calendars (vs without)', pairs['cached true'], pairs['cached false']),
@@ -301,7 +348,9 @@ async function main() {
       ]);
       for (const name of ['cached', 'cold']) {
         const change = pairs[`${name} true`].requests.average / pairs[`${name} false`].requests.average - 1;
-        console.log(`availability ${name} with calendars: ${(change * 100).toFixed(1)} % (target within 10 %) ${Math.abs(change) <= 0.1 ? 'ok' : 'OUTSIDE TARGET'}`);
+        console.log(
+          `availability ${name} with calendars: ${(change * 100).toFixed(1)} % (target within 10 %) ${Math.abs(change) <= 0.1 ? 'ok' : 'OUTSIDE TARGET'}`,
+        );
       }
     }
   } finally {

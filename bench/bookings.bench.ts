@@ -20,8 +20,20 @@ import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { testSeed } from '../test/helpers/fixtures.ts';
 import {
-  BOOKINGS_KEY as KEY, ROOT, addBookingsOrganization, cpuMeter, cpuPerBooking, createBodies, freePort, run, runTimed, sleep, startServe,
-  waitDrained, waitRouted, waitUp,
+  BOOKINGS_KEY as KEY,
+  ROOT,
+  addBookingsOrganization,
+  cpuMeter,
+  cpuPerBooking,
+  createBodies,
+  freePort,
+  run,
+  runTimed,
+  sleep,
+  startServe,
+  waitDrained,
+  waitRouted,
+  waitUp,
 } from './support.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 4000);
@@ -42,38 +54,83 @@ try {
 
   // 1. creates on distinct slots, a 15-minute grid starting tomorrow (UTC)
   const body = createBodies();
-  await run({ url: `${base}/v1/bookings`, method: 'POST', headers, connections: 8, amount: 300, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
+  await run({
+    url: `${base}/v1/bookings`,
+    method: 'POST',
+    headers,
+    connections: 8,
+    amount: 300,
+    requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }],
+  });
   const meter = cpuMeter(db.pool, service);
   const cpuStart = await meter.read();
   const { result: created, seconds } = await runTimed({
-    url: `${base}/v1/bookings`, method: 'POST', headers, connections: CREATE_CONNECTIONS, amount: CREATES,
+    url: `${base}/v1/bookings`,
+    method: 'POST',
+    headers,
+    connections: CREATE_CONNECTIONS,
+    amount: CREATES,
     requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }],
   });
   const cpuCreated = await meter.read();
   const non2xx = created.non2xx + created.errors;
   const rate = created['2xx'] / seconds;
-  table.push({ measure: 'POST /bookings, distinct slots', 'req/s': Math.round(rate), 'p50 ms': created.latency.p50, 'p99 ms': created.latency.p99, note: `${created['2xx']} creates in ${seconds.toFixed(2)} s, ${CREATE_CONNECTIONS} connections, ${non2xx} not 201` });
+  table.push({
+    measure: 'POST /bookings, distinct slots',
+    'req/s': Math.round(rate),
+    'p50 ms': created.latency.p50,
+    'p99 ms': created.latency.p99,
+    note: `${created['2xx']} creates in ${seconds.toFixed(2)} s, ${CREATE_CONNECTIONS} connections, ${non2xx} not 201`,
+  });
 
   await waitRouted(db.pool, 'org_bench');
-  const routing = (await db.pool.query(
-    `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
+  const routing = (
+    await db.pool.query(
+      `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
        from bookings where organization_id = 'org_bench'`,
-  )).rows[0].p as number[];
-  table.push({ measure: 'DRAFT → SCHEDULED under that load', 'req/s': '', 'p50 ms': Math.round(routing[0]), 'p99 ms': Math.round(routing[1]), note: 'create commit → routing commit' });
+    )
+  ).rows[0].p as number[];
+  table.push({
+    measure: 'DRAFT → SCHEDULED under that load',
+    'req/s': '',
+    'p50 ms': Math.round(routing[0]),
+    'p99 ms': Math.round(routing[1]),
+    note: 'create commit → routing commit',
+  });
 
   // The serve process's worker may still have mail to send (fan-out too, where subscribed); GETs
   // measured while it churns through them would measure the worker, not the route (and the
   // bare route after it would get a quiet machine). So wait until the queue has drained.
   const drained = await waitDrained(db.pool);
-  table.push({ measure: 'job queue drained', 'req/s': '', 'p50 ms': '', 'p99 ms': '', note: `${drained.toFixed(1)} s after the last booking was routed; the GETs below run on a drained queue` });
+  table.push({
+    measure: 'job queue drained',
+    'req/s': '',
+    'p50 ms': '',
+    'p99 ms': '',
+    note: `${drained.toFixed(1)} s after the last booking was routed; the GETs below run on a drained queue`,
+  });
   const cpuDrained = await meter.read();
   meter.stop();
-  table.push({ measure: 'cost of the creates', 'req/s': '', 'p50 ms': '', 'p99 ms': '', note: `during the creates: ${cpuPerBooking(cpuStart, cpuCreated, CREATES)}` });
-  table.push({ measure: 'cost incl. routing and mail', 'req/s': '', 'p50 ms': '', 'p99 ms': '', note: `until the queue drained: ${cpuPerBooking(cpuStart, cpuDrained, CREATES)}` });
+  table.push({
+    measure: 'cost of the creates',
+    'req/s': '',
+    'p50 ms': '',
+    'p99 ms': '',
+    note: `during the creates: ${cpuPerBooking(cpuStart, cpuCreated, CREATES)}`,
+  });
+  table.push({
+    measure: 'cost incl. routing and mail',
+    'req/s': '',
+    'p50 ms': '',
+    'p99 ms': '',
+    note: `until the queue drained: ${cpuPerBooking(cpuStart, cpuDrained, CREATES)}`,
+  });
 
   if (!process.env.BENCH_CREATES_ONLY) {
     // 2. GET by id vs a bare Fastify + pg route over the same rows
-    const ids = (await db.pool.query(`select id from bookings where organization_id = 'org_bench' limit 1000`)).rows.map((r) => r.id as string);
+    const ids = (await db.pool.query(`select id from bookings where organization_id = 'org_bench' limit 1000`)).rows.map(
+      (r) => r.id as string,
+    );
     const barePort = await freePort();
     const bareCode = `
       import Fastify from 'fastify'; import pg from 'pg';
@@ -90,7 +147,10 @@ try {
     await waitUp(`http://127.0.0.1:${barePort}/bare/${ids[0]}`, bare);
     const pick = () => ids[Math.floor(Math.random() * ids.length)];
     const getOpts = (url: (id: string) => string): autocannon.Options => ({
-      url: url(ids[0]), headers: { authorization: `Bearer ${KEY}` }, connections: 16, duration: SECONDS,
+      url: url(ids[0]),
+      headers: { authorization: `Bearer ${KEY}` },
+      connections: 16,
+      duration: SECONDS,
       requests: [{ setupRequest: (r) => ({ ...r, path: new URL(url(pick())).pathname }) }],
     });
     await run({ ...getOpts((id) => `${base}/v1/bookings/${id}`), duration: 2 });
@@ -108,8 +168,20 @@ try {
     const bare1 = best(bareRounds);
     const ratio = Math.round((service1.requests.average / bare1.requests.average) * 100);
     const rounds = (rs: autocannon.Result[]) => rs.map((r) => Math.round(r.requests.average)).join(' / ');
-    table.push({ measure: 'GET /bookings/{id}', 'req/s': Math.round(service1.requests.average), 'p50 ms': service1.latency.p50, 'p99 ms': service1.latency.p99, note: `${ratio} % of the bare route (target ≥ 60 %); rounds ${rounds(serviceRounds)}; ${serviceRounds.reduce((n, r) => n + r.non2xx, 0)} not 200` });
-    table.push({ measure: 'bare Fastify + pg by primary key', 'req/s': Math.round(bare1.requests.average), 'p50 ms': bare1.latency.p50, 'p99 ms': bare1.latency.p99, note: `no auth, no schema; rounds ${rounds(bareRounds)}` });
+    table.push({
+      measure: 'GET /bookings/{id}',
+      'req/s': Math.round(service1.requests.average),
+      'p50 ms': service1.latency.p50,
+      'p99 ms': service1.latency.p99,
+      note: `${ratio} % of the bare route (target ≥ 60 %); rounds ${rounds(serviceRounds)}; ${serviceRounds.reduce((n, r) => n + r.non2xx, 0)} not 200`,
+    });
+    table.push({
+      measure: 'bare Fastify + pg by primary key',
+      'req/s': Math.round(bare1.requests.average),
+      'p50 ms': bare1.latency.p50,
+      'p99 ms': bare1.latency.p99,
+      note: `no auth, no schema; rounds ${rounds(bareRounds)}`,
+    });
 
     // 3. page 1 vs page 1,000 over 100,000 bookings
     await db.pool.query(
@@ -123,14 +195,22 @@ try {
     );
     // as autovacuum would have by then: page 1 holds the rows the creates and routing just updated
     await db.pool.query('vacuum analyze bookings');
-    const total = (await db.pool.query(`select count(*)::int as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n as number;
-    const at = (await db.pool.query(
-      `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
+    const total = (await db.pool.query(`select count(*)::int as n from bookings where organization_id = 'org_bench' and mode = 'test'`))
+      .rows[0].n as number;
+    const at = (
+      await db.pool.query(
+        `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
         where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
-      [999 * 100 - 1],
-    )).rows[0];
+        [999 * 100 - 1],
+      )
+    ).rows[0];
     const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
-    const listOpts = (query: string): autocannon.Options => ({ url: `${base}/v1/bookings?${query}`, headers: { authorization: `Bearer ${KEY}` }, connections: 8, duration: SECONDS });
+    const listOpts = (query: string): autocannon.Options => ({
+      url: `${base}/v1/bookings?${query}`,
+      headers: { authorization: `Bearer ${KEY}` },
+      connections: 8,
+      duration: SECONDS,
+    });
     await run({ ...listOpts('limit=100'), duration: 2 });
     // Alternating rounds, each side reporting its better one, as for GET by id above.
     const firstRounds: autocannon.Result[] = [];
@@ -142,8 +222,20 @@ try {
     const page1 = best(firstRounds);
     const page1000 = best(deepRounds);
     const diff = Math.round(((page1000.latency.mean - page1.latency.mean) / page1.latency.mean) * 100);
-    table.push({ measure: `GET /bookings page 1 (of ${total})`, 'req/s': Math.round(page1.requests.average), 'p50 ms': page1.latency.p50, 'p99 ms': page1.latency.p99, note: `limit 100; rounds ${rounds(firstRounds)}` });
-    table.push({ measure: 'GET /bookings page 1,000', 'req/s': Math.round(page1000.requests.average), 'p50 ms': page1000.latency.p50, 'p99 ms': page1000.latency.p99, note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %); rounds ${rounds(deepRounds)}` });
+    table.push({
+      measure: `GET /bookings page 1 (of ${total})`,
+      'req/s': Math.round(page1.requests.average),
+      'p50 ms': page1.latency.p50,
+      'p99 ms': page1.latency.p99,
+      note: `limit 100; rounds ${rounds(firstRounds)}`,
+    });
+    table.push({
+      measure: 'GET /bookings page 1,000',
+      'req/s': Math.round(page1000.requests.average),
+      'p50 ms': page1000.latency.p50,
+      'p99 ms': page1000.latency.p99,
+      note: `mean latency ${diff >= 0 ? '+' : ''}${diff} % vs page 1 (target ±20 %); rounds ${rounds(deepRounds)}`,
+    });
   }
   console.table(table);
   if (process.env.BENCH_STATS) {

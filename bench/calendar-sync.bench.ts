@@ -36,17 +36,23 @@ function calendar(c: number): Record<string, string> {
   for (let i = 0; i < EVENTS; i++) {
     const start = base + Math.floor(i / 5) * DAY + (i % 5) * 2 * 3_600_000;
     const uid = `c${c}-e${i}`;
-    events[`${uid}.ics`] = vevent(uid, new Date(start).toISOString(), new Date(start + 3_600_000).toISOString(),
-      i % 3 === 0 ? ['RRULE:FREQ=WEEKLY;COUNT=10'] : []);
+    events[`${uid}.ics`] = vevent(
+      uid,
+      new Date(start).toISOString(),
+      new Date(start + 3_600_000).toISOString(),
+      i % 3 === 0 ? ['RRULE:FREQ=WEEKLY;COUNT=10'] : [],
+    );
   }
   return events;
 }
 
 async function pooled<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 const preload: Record<string, { events: Record<string, string> }> = {};
@@ -56,9 +62,21 @@ const db = await createTestDatabase();
 try {
   const ids = Array.from({ length: CALENDARS }, (_, c) => `cal_bench_${c}`);
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', CALENDAR_REQUEST_TIMEOUT_MS: '120000' });
-  await loadSeed(db.pool, validateSeed(calendarSeed(ids.map((id, c) => ({
-    id, url: radicale.calendarUrl('amara', `cal${c}`), username: 'amara', password: 'pw', primary: false,
-  })))), { secretKey: config.webhookSecretKey });
+  await loadSeed(
+    db.pool,
+    validateSeed(
+      calendarSeed(
+        ids.map((id, c) => ({
+          id,
+          url: radicale.calendarUrl('amara', `cal${c}`),
+          username: 'amara',
+          password: 'pw',
+          primary: false,
+        })),
+      ),
+    ),
+    { secretKey: config.webhookSecretKey },
+  );
 
   let t = performance.now();
   const warm = new CalDavClient({ username: 'amara', password: 'pw' }, { timeoutMs: 600_000 });
@@ -83,7 +101,9 @@ try {
   const requests = again.outcomes.reduce((n, o) => n + o.requests, 0);
   t = Math.round(full.ms);
   console.log(`\n| measure | result |\n|---|---|`);
-  console.log(`| full sync, ${CALENDARS} calendars × ${EVENTS} events (a third weekly ×10), ${SYNC_CONCURRENCY} at once | ${t} ms, ${Math.round(events / (full.ms / 1000))} events/s, ${blocks} busy blocks, ${full.outcomes.reduce((n, o) => n + o.requests, 0) / CALENDARS} requests/calendar |`);
+  console.log(
+    `| full sync, ${CALENDARS} calendars × ${EVENTS} events (a third weekly ×10), ${SYNC_CONCURRENCY} at once | ${t} ms, ${Math.round(events / (full.ms / 1000))} events/s, ${blocks} busy blocks, ${full.outcomes.reduce((n, o) => n + o.requests, 0) / CALENDARS} requests/calendar |`,
+  );
   console.log(`| incremental sync, nothing changed | ${Math.round(again.ms)} ms, ${requests / CALENDARS} requests/calendar (target 1) |`);
 } finally {
   await db.drop();

@@ -56,7 +56,13 @@ async function enqueueAll(pool: Pool, ids: string[]): Promise<{ ms: number[]; wa
 async function drain(pool: Pool, expected: number, env: Record<string, string>): Promise<number> {
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
   const t0 = performance.now();
-  const runner = await startWorker({ db: pool, config, now: () => new Date(), log: pino({ level: 'silent' }), freebusyCache: new MemoryFreeBusyCache(() => Date.now()) });
+  const runner = await startWorker({
+    db: pool,
+    config,
+    now: () => new Date(),
+    log: pino({ level: 'silent' }),
+    freebusyCache: new MemoryFreeBusyCache(() => Date.now()),
+  });
   const deadline = Date.now() + 120_000;
   for (;;) {
     const r = await pool.query(`select count(*) as n from email_outbox where status in ('sent', 'logged')`);
@@ -75,7 +81,10 @@ const smtp = await startSmtpReceiver();
 const rows: string[][] = [];
 try {
   let done = 0;
-  for (const [phase, env] of [['logged (no SMTP_URL)', {}], ['SMTP to local smtp-server', { SMTP_URL: smtp.url }]] as const) {
+  for (const [phase, env] of [
+    ['logged (no SMTP_URL)', {}],
+    ['SMTP to local smtp-server', { SMTP_URL: smtp.url }],
+  ] as const) {
     const ids = await bookings(db.pool, BOOKINGS_PER_PHASE, done === 0 ? 0 : 60);
     const { ms, wall, cpuMs } = await enqueueAll(db.pool, ids);
     done += ids.length * 2; // attendee + host

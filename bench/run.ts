@@ -10,7 +10,10 @@ import path from 'node:path';
 import { startEmbedded } from '../src/db/embedded.ts';
 
 const wanted = process.argv.slice(2);
-const all = fs.readdirSync('bench').filter((f) => f.endsWith('.bench.ts')).sort();
+const all = fs
+  .readdirSync('bench')
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const files = wanted.length ? all.filter((f) => wanted.some((w) => f.includes(w))) : all;
 
 let stop: (() => Promise<void>) | undefined;
@@ -26,7 +29,9 @@ if (!process.env.TEST_DATABASE_URL) {
   }
 }
 
-console.log(`# machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(
+  `# machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
 let failed = 0;
 for (const file of files) {
   console.log(`\n## ${file}`);

@@ -41,16 +41,22 @@ const SCALE_MEMBERS = `
 
 /** Organizations, teams, members and event types up to the totals above, beside what the seed loaded. */
 export async function generateTenants(pool: Pool): Promise<void> {
-  const have = (await pool.query(`select (select count(*) from organizations)::int as orgs, (select count(*) from members)::int as members,
-                                         (select count(*) from event_types)::int as types`)).rows[0];
+  const have = (
+    await pool.query(`select (select count(*) from organizations)::int as orgs, (select count(*) from members)::int as members,
+                                         (select count(*) from event_types)::int as types`)
+  ).rows[0];
   const orgs = ORGANIZATIONS - have.orgs;
   const members = MEMBERS - have.members;
   const types = EVENT_TYPES - have.types;
   await pool.query(
-    `insert into organizations (id, name) select 'org_s' || lpad(n::text, 3, '0'), 'Scale ' || n from generate_series(1, $1) n`, [orgs]);
+    `insert into organizations (id, name) select 'org_s' || lpad(n::text, 3, '0'), 'Scale ' || n from generate_series(1, $1) n`,
+    [orgs],
+  );
   await pool.query(
     `insert into teams (id, organization_id, name)
-     select 'team_s' || lpad(n::text, 3, '0'), 'org_s' || lpad(n::text, 3, '0'), 'Team ' || n from generate_series(1, $1) n`, [orgs]);
+     select 'team_s' || lpad(n::text, 3, '0'), 'org_s' || lpad(n::text, 3, '0'), 'Team ' || n from generate_series(1, $1) n`,
+    [orgs],
+  );
   // members: round-robin over the generated organizations, five zones, weekdays 9 to 5
   await pool.query(
     `insert into members (id, organization_id, team_id, name, email, timezone, max_bookings_per_day, working_hours)
@@ -172,13 +178,16 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
                                    (1, case s.status when 'COMPLETED' then 'BOOKING_COMPLETED' when 'CANCELLED' then 'BOOKING_CANCELLED'
                                                      when 'RESCHEDULED' then 'BOOKING_RESCHEDULED' when 'NO_SHOW' then 'BOOKING_NO_SHOW' end)) e(n, type)
        where e.type is not null`);
-    await client.query(`
+    await client.query(
+      `
       insert into webhook_messages (id, webhook_id, event_id, event_type, body, status, next_position, created_at)
       select 'msg_' || substr(e.id, 5), w.id, e.id, e.type, e.payload::text, 'succeeded', 2, e.created_at
         from booking_events e join webhooks w on w.organization_id = e.organization_id and w.mode = e.mode
        where e.id >= 'evt_s' || lpad(($1 + 1)::text, 8, '0') and e.id < 'evt_s' || lpad(($2 + 1)::text, 8, '0')`,
-      [from, to]);
-    await client.query(`
+      [from, to],
+    );
+    await client.query(
+      `
       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status, response_status, duration_ms, error,
                                       created_at, next_attempt_at)
       select 'dlv_' || substr(m.id, 5) || a.n, m.id, m.webhook_id, m.event_id, m.event_type, a.n,
@@ -191,7 +200,8 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
         cross join lateral (select hashtext(m.id) % 20 = 0 as retried) r
         cross join lateral (select n, r.retried from generate_series(1, case when r.retried then 2 else 1 end) n) a
        where m.id >= 'msg_s' || lpad(($1 + 1)::text, 8, '0') and m.id < 'msg_s' || lpad(($2 + 1)::text, 8, '0')`,
-      [from, to]);
+      [from, to],
+    );
     // emails: attendee and host when scheduled, again when cancelled or rescheduled; text and an invitation
     await client.query(`
       insert into email_outbox (id, organization_id, mode, booking_id, kind, recipient_role, to_address, to_name, subject, text_body,
@@ -251,15 +261,26 @@ export async function settle(pool: Pool): Promise<void> {
 }
 
 /** The largest tables (with their indexes and TOAST) and the largest indexes, in bytes. */
-export async function largest(pool: Pool, n = 8): Promise<{ tables: { name: string; rows: number; bytes: number }[]; indexes: { name: string; bytes: number }[] }> {
-  const tables = (await pool.query(
-    `select c.relname as name, c.reltuples::bigint as rows, pg_total_relation_size(c.oid) as bytes
+export async function largest(
+  pool: Pool,
+  n = 8,
+): Promise<{ tables: { name: string; rows: number; bytes: number }[]; indexes: { name: string; bytes: number }[] }> {
+  const tables = (
+    await pool.query(
+      `select c.relname as name, c.reltuples::bigint as rows, pg_total_relation_size(c.oid) as bytes
        from pg_class c join pg_namespace s on s.oid = c.relnamespace
-      where c.relkind = 'r' and s.nspname = 'public' and c.relname not like 'scale\\_%' order by 3 desc limit $1`, [n])).rows;
-  const indexes = (await pool.query(
-    `select c.relname as name, pg_relation_size(c.oid) as bytes
+      where c.relkind = 'r' and s.nspname = 'public' and c.relname not like 'scale\\_%' order by 3 desc limit $1`,
+      [n],
+    )
+  ).rows;
+  const indexes = (
+    await pool.query(
+      `select c.relname as name, pg_relation_size(c.oid) as bytes
        from pg_class c join pg_namespace s on s.oid = c.relnamespace
-      where c.relkind = 'i' and s.nspname = 'public' and c.relname not like 'scale\\_%' order by 2 desc limit $1`, [n])).rows;
+      where c.relkind = 'i' and s.nspname = 'public' and c.relname not like 'scale\\_%' order by 2 desc limit $1`,
+      [n],
+    )
+  ).rows;
   return {
     tables: tables.map((r) => ({ name: r.name as string, rows: Number(r.rows), bytes: Number(r.bytes) })),
     indexes: indexes.map((r) => ({ name: r.name as string, bytes: Number(r.bytes) })),
@@ -302,13 +323,15 @@ export async function generateCalendars(pool: Pool, firstDay: Date): Promise<num
      cross join (values (interval '10 hours'), (interval '15 hours 30 minutes')) b(at)
      where c.team_id <> 'team_bench_rr' and extract(isodow from d) < 6`);
   // the availability hosts: 5 per day in the measured window, staggered per host
-  await pool.query(`
+  await pool.query(
+    `
     insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
     select c.calendar_id, 'work.ics', c.member_id, t, t + interval '1 hour'
       from (select c.*, row_number() over (order by c.member_id) - 1 as h from scale_calendar_members c where c.team_id = 'team_bench_rr') c
      cross join generate_series(0, 13) d cross join generate_series(0, 4) k
      cross join lateral (select $1::timestamptz + d * interval '1 day' + (60 + k * 156 + c.h * 7) * interval '1 minute' as t) x`,
-    [firstDay]);
+    [firstDay],
+  );
   await pool.query(`update calendar_resources r set events = (select count(*) from calendar_busy b where b.calendar_id = r.calendar_id)
                      where r.calendar_id like 'cal\\_s%'`);
   return Number((await pool.query(`select count(*) as n from calendar_busy`)).rows[0].n);

@@ -32,8 +32,21 @@ import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
 import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, settle } from './scale-data.ts';
 import {
-  BOOKINGS_KEY, DAY_MS, availabilityHostId, benchSeed, cpuMeter, cpuPer, createBodies, insertWindowBookings, nextMonday, run, runTimed,
-  startServe, stop, waitDrained, waitRouted,
+  BOOKINGS_KEY,
+  DAY_MS,
+  availabilityHostId,
+  benchSeed,
+  cpuMeter,
+  cpuPer,
+  createBodies,
+  insertWindowBookings,
+  nextMonday,
+  run,
+  runTimed,
+  startServe,
+  stop,
+  waitDrained,
+  waitRouted,
 } from './support.ts';
 
 const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
@@ -46,7 +59,8 @@ if (SIZES.some((s, i) => !Number.isInteger(s) || s < 1000 || (i > 0 && s <= SIZE
   throw new Error(`SCALE_SIZES: increasing whole numbers of at least 1000, got "${process.env.SCALE_SIZES}"`);
 }
 // the creates take a 15-minute grid from tomorrow on, which the generated bookings leave free
-if (((CREATES + WARM_CREATES) * SIZES.length * 15) / 1440 > GAP_DAYS - 1) throw new Error('SCALE_CREATES: too many creates for the free window');
+if (((CREATES + WARM_CREATES) * SIZES.length * 15) / 1440 > GAP_DAYS - 1)
+  throw new Error('SCALE_CREATES: too many creates for the free window');
 
 interface Measured {
   size: number;
@@ -73,9 +87,11 @@ try {
   const windowBookings = await insertWindowBookings(db.pool, firstDay);
   await generateTenants(db.pool);
   const blocks = await generateCalendars(db.pool, firstDay);
-  console.log(`# tenants: 100 organizations, 10,000 members, 1,000 event types; ${windowBookings} bookings in the availability window; ` +
-    (blocks === undefined ? 'no calendar sync in this schema, so no external busy blocks' : `${blocks} external busy blocks`) +
-    ` (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `# tenants: 100 organizations, 10,000 members, 1,000 event types; ${windowBookings} bookings in the availability window; ` +
+      (blocks === undefined ? 'no calendar sync in this schema, so no external busy blocks' : `${blocks} external busy blocks`) +
+      ` (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   const body = createBodies();
   let loaded = 0;
   for (const size of SIZES) {
@@ -85,8 +101,13 @@ try {
     await settle(db.pool);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const bookings = Number((await db.pool.query('select count(*) as n from bookings')).rows[0].n);
-    console.log(`\n## ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s; ` +
-      `load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `\n## ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s; ` +
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
     results.push(await measure(size, bookings, loadSeconds, firstDay, body));
     printSize(results.at(-1)!);
   }
@@ -101,7 +122,14 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
   try {
     const headers = { authorization: `Bearer ${BOOKINGS_KEY}`, 'content-type': 'application/json' };
     const creates = (amount: number, connections: number) =>
-      runTimed({ url: `${base}/v1/bookings`, method: 'POST', headers, connections, amount, requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }] });
+      runTimed({
+        url: `${base}/v1/bookings`,
+        method: 'POST',
+        headers,
+        connections,
+        amount,
+        requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }],
+      });
     await creates(WARM_CREATES, 8);
     await waitRouted(db.pool, 'org_bench');
     const since = (await db.pool.query('select now() as t')).rows[0].t as Date;
@@ -112,24 +140,30 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     meter.stop();
     const cpu = cpuPer(before, after, created['2xx'] || 1);
     await waitRouted(db.pool, 'org_bench');
-    const routing = (await db.pool.query(
-      `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
+    const routing = (
+      await db.pool.query(
+        `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
          from bookings where organization_id = 'org_bench' and created_at >= $1 and id not like 'bkg\\_s%'`,
-      [since],
-    )).rows[0].p as number[];
+        [since],
+      )
+    ).rows[0].p as number[];
     await waitDrained(db.pool);
 
     // the GETs, interleaved round by round; each reports its median round (by req/s)
     const start = firstDay.toISOString().slice(0, 10);
     const end = new Date(firstDay.getTime() + 13 * DAY_MS).toISOString().slice(0, 10);
     const secret = { authorization: `Bearer ${KEYS.secret}` };
-    const listed = Number((await db.pool.query(`select count(*) as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n);
+    const listed = Number(
+      (await db.pool.query(`select count(*) as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n,
+    );
     const deepPage = Math.min(1000, Math.floor(listed / 100));
-    const at = (await db.pool.query(
-      `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
+    const at = (
+      await db.pool.query(
+        `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
         where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
-      [(deepPage - 1) * 100 - 1],
-    )).rows[0];
+        [(deepPage - 1) * 100 - 1],
+      )
+    ).rows[0];
     const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
     const fb = `start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY_MS).toISOString()}&time_slot=30`;
     const targets: [string, string, Record<string, string>, number][] = [
@@ -160,9 +194,18 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
       if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
     }
     return {
-      size, bookings, loadSeconds, deepPage,
-      create: { rate: created['2xx'] / seconds, p50: created.latency.p50, p99: created.latency.p99, failed: created.non2xx + created.errors,
-        service: cpu.service, pg: cpu.pg },
+      size,
+      bookings,
+      loadSeconds,
+      deepPage,
+      create: {
+        rate: created['2xx'] / seconds,
+        p50: created.latency.p50,
+        p99: created.latency.p99,
+        failed: created.non2xx + created.errors,
+        service: cpu.service,
+        pg: cpu.pg,
+      },
       routing: { p50: routing[0], p99: routing[1] },
       gets,
       rss: memoryOf(service.pid),
@@ -187,14 +230,31 @@ function memoryOf(pid: number | undefined): { now: number; peak: number } {
 function printSize(m: Measured): void {
   const g = (name: string, label: string) => {
     const r = m.gets[name];
-    return { measure: label, 'req/s': Math.round(r.requests.average), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99,
-      note: `rounds ${r.rounds.join(' / ')}; CPU per request: service ${r.service.toFixed(2)} ms, PostgreSQL ${r.pg.toFixed(2)} ms` };
+    return {
+      measure: label,
+      'req/s': Math.round(r.requests.average),
+      'p50 ms': r.latency.p50,
+      'p99 ms': r.latency.p99,
+      note: `rounds ${r.rounds.join(' / ')}; CPU per request: service ${r.service.toFixed(2)} ms, PostgreSQL ${r.pg.toFixed(2)} ms`,
+    };
   };
   console.table([
-    { measure: 'POST /bookings, distinct slots', 'req/s': Math.round(m.create.rate), 'p50 ms': m.create.p50, 'p99 ms': m.create.p99,
-      note: `${CREATES} creates, 16 connections, ${m.create.failed} not 201; CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
-        `PostgreSQL ${m.create.pg.toFixed(2)} ms` },
-    { measure: 'DRAFT → SCHEDULED under that load', 'req/s': '', 'p50 ms': Math.round(m.routing.p50), 'p99 ms': Math.round(m.routing.p99), note: '' },
+    {
+      measure: 'POST /bookings, distinct slots',
+      'req/s': Math.round(m.create.rate),
+      'p50 ms': m.create.p50,
+      'p99 ms': m.create.p99,
+      note:
+        `${CREATES} creates, 16 connections, ${m.create.failed} not 201; CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
+        `PostgreSQL ${m.create.pg.toFixed(2)} ms`,
+    },
+    {
+      measure: 'DRAFT → SCHEDULED under that load',
+      'req/s': '',
+      'p50 ms': Math.round(m.routing.p50),
+      'p99 ms': Math.round(m.routing.p99),
+      note: '',
+    },
     g('availability', 'GET /v1/availability uncached (RR, 20 hosts, 14 days)'),
     g('freebusy', 'GET /v1/freebusy uncached (7 days, 30 min)'),
     g('page 1', 'GET /v1/bookings page 1 (limit 100)'),
@@ -248,7 +308,9 @@ function printCurve(all: Measured[], blocks: number | undefined): void {
     for (const m of all) row[kilo(m.size)] = mb(m.sizes.tables.find((t) => t.name === name)?.bytes ?? 0);
     table.push(row);
   }
-  console.log(`\n## the curve (${blocks === undefined ? 'no calendars connected' : `${blocks} external busy blocks`}; ` +
-    'the machine is shared: compare within this run, and read latencies as ratios)');
+  console.log(
+    `\n## the curve (${blocks === undefined ? 'no calendars connected' : `${blocks} external busy blocks`}; ` +
+      'the machine is shared: compare within this run, and read latencies as ratios)',
+  );
   console.table(table);
 }

@@ -38,7 +38,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MIN = 60_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 const hostId = (i: number) => `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
 async function freePort(): Promise<number> {
@@ -71,18 +72,52 @@ function soakSeed() {
     cancellation_policy: { enabled: true, cutoff_minutes: 0 },
     teams: [{ id: 'team_soak', name: 'Soak' }],
     members: Array.from({ length: HOSTS }, (_, i) => ({
-      id: hostId(i + 1), team_id: 'team_soak', name: `Host ${i + 1}`, email: `host${i + 1}@soak.example`, avatar_url: null, role: 'MEMBER',
-      skills: [], is_active: true, timezone: 'UTC', max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }], out_of_office: [],
+      id: hostId(i + 1),
+      team_id: 'team_soak',
+      name: `Host ${i + 1}`,
+      email: `host${i + 1}@soak.example`,
+      avatar_url: null,
+      role: 'MEMBER',
+      skills: [],
+      is_active: true,
+      timezone: 'UTC',
+      max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
+      out_of_office: [],
     })),
-    event_types: [{
-      id: 'et_soak', team_id: 'team_soak', name: 'Soak call', slug: 'soak-call', description: 'soak', duration: 15, slot_interval: 15,
-      minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
-      workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 }, custom_fields: [],
-    }],
+    event_types: [
+      {
+        id: 'et_soak',
+        team_id: 'team_soak',
+        name: 'Soak call',
+        slug: 'soak-call',
+        description: 'soak',
+        duration: 15,
+        slot_interval: 15,
+        minimum_booking_notice: 0,
+        scheduling_type: 'ROUND_ROBIN',
+        requires_confirmation: false,
+        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
+        custom_fields: [],
+      },
+    ],
     calendars: [],
-    api_keys: [{ key: KEY, name: 'Soak key', scopes: ['bookings:create', 'bookings:read', 'bookings:write', 'event-types:read', 'team:read',
-      'team:members:read', 'webhooks:read', 'webhooks:manage'] }],
+    api_keys: [
+      {
+        key: KEY,
+        name: 'Soak key',
+        scopes: [
+          'bookings:create',
+          'bookings:read',
+          'bookings:write',
+          'event-types:read',
+          'team:read',
+          'team:members:read',
+          'webhooks:read',
+          'webhooks:manage',
+        ],
+      },
+    ],
   });
   return seed;
 }
@@ -90,7 +125,10 @@ function soakSeed() {
 /** An HTTPS receiver that keeps counts only (memory stays flat however long the soak). */
 async function startReceiver() {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notAfterDate: new Date(Date.now() + 86_400_000),
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 86_400_000),
     extensions: [
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
@@ -174,7 +212,16 @@ interface Minute {
   /** The serve process's CPU time at the minute's first sample. */
   cpuAtStart: number;
 }
-const newMinute = (cpu: number): Minute => ({ latencies: [], byOp: new Map(), clientErrors: 0, failures: 0, rss: [], heap: [], external: [], cpuAtStart: cpu });
+const newMinute = (cpu: number): Minute => ({
+  latencies: [],
+  byOp: new Map(),
+  clientErrors: 0,
+  failures: 0,
+  rss: [],
+  heap: [],
+  external: [],
+  cpuAtStart: cpu,
+});
 
 const db = await createTestDatabase();
 await loadSeed(db.pool, validateSeed(soakSeed()));
@@ -182,12 +229,26 @@ const rx = await startReceiver();
 let service: ChildProcess | undefined;
 try {
   const port = await freePort();
-  service = spawn(process.execPath, [...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', NODE_ENV: 'test',
-      RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: rx.caFile },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  service = spawn(
+    process.execPath,
+    [...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(ROOT, 'bin/booking-service.js'), 'serve'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'error',
+        NODE_ENV: 'test',
+        RATE_LIMIT_TEST_PER_MINUTE: '1000000',
+        RATE_LIMIT_LIVE_PER_MINUTE: '1000000',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_CA_FILE: rx.caFile,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitUp(`${base}/readyz`, service);
   const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -198,7 +259,15 @@ try {
   };
   const hook = await call('POST', '/v1/webhooks', {
     url: `${rx.origin}/soak`,
-    events: ['BOOKING_CREATED', 'BOOKING_UPDATED', 'BOOKING_CANCELLED', 'BOOKING_RESCHEDULED', 'BOOKING_COMPLETED', 'BOOKING_NO_SHOW', 'ASSIGNMENT_CHANGED'],
+    events: [
+      'BOOKING_CREATED',
+      'BOOKING_UPDATED',
+      'BOOKING_CANCELLED',
+      'BOOKING_RESCHEDULED',
+      'BOOKING_COMPLETED',
+      'BOOKING_NO_SHOW',
+      'ASSIGNMENT_CHANGED',
+    ],
   });
   if (hook.status !== 201) throw new Error(`webhook not created: ${hook.status} ${JSON.stringify(hook.body)}`);
 
@@ -206,7 +275,8 @@ try {
   // move to their own grid 120 days later, so they do not compete with the creates.
   const day0 = new Date();
   day0.setUTCHours(24, 0, 0, 0);
-  const slotAt = (n: number, offsetDays: number) => new Date(day0.getTime() + offsetDays * 1440 * MIN + Math.floor(n / 10) * 15 * MIN).toISOString();
+  const slotAt = (n: number, offsetDays: number) =>
+    new Date(day0.getTime() + offsetDays * 1440 * MIN + Math.floor(n / 10) * 15 * MIN).toISOString();
   let creates = 0;
   let reschedules = 0;
   // live bookings to read and change: a ring of the newest (bounded)
@@ -222,47 +292,89 @@ try {
 
   /** One request of the mix; returns its name and status (0: none made). */
   const ops: [number, string, () => Promise<number>][] = [
-    [20, 'create', async () => {
-      const n = creates++;
-      const r = await call('POST', '/v1/bookings', { event_type_id: 'et_soak', requested_time: slotAt(n, 0), attendee: { name: `Soak ${n}`, email: `soak${n}@soak.example` } });
-      if (r.status === 201) remember(r.body.booking.id);
-      return r.status;
-    }],
-    [22, 'availability', async () => {
-      const from = Math.floor(Math.random() * 20);
-      return (await call('GET', `/v1/availability?event_type_id=et_soak&start_date=${dateOf(from)}&end_date=${dateOf(from + 13)}`)).status;
-    }],
-    [5, 'freebusy', async () => {
-      const from = Math.floor(Math.random() * 10);
-      const start = new Date(day0.getTime() + from * 1440 * MIN).toISOString();
-      const end = new Date(day0.getTime() + (from + 7) * 1440 * MIN).toISOString();
-      return (await call('GET', `/v1/freebusy/${hostId(1 + Math.floor(Math.random() * HOSTS))}?start=${start}&end=${end}`)).status;
-    }],
-    [15, 'list', async () => {
-      const r = await call('GET', `/v1/bookings?limit=50${listCursor && Math.random() < 0.5 ? `&cursor=${encodeURIComponent(listCursor)}` : ''}`);
-      listCursor = r.body?.pagination?.next_cursor ?? undefined;
-      return r.status;
-    }],
-    [10, 'get', async () => {
-      const id = pick();
-      return id ? (await call('GET', `/v1/bookings/${id}`)).status : 0;
-    }],
-    [12, 'patch', async () => {
-      const id = pick();
-      return id ? (await call('PATCH', `/v1/bookings/${id}`, { attendee: { name: `Renamed ${Math.random().toString(36).slice(2, 8)}` } })).status : 0;
-    }],
-    [8, 'cancel', async () => {
-      const id = take();
-      return id ? (await call('DELETE', `/v1/bookings/${id}`, { reason: 'soak' })).status : 0;
-    }],
-    [8, 'reschedule', async () => {
-      const id = take();
-      if (!id) return 0;
-      const r = await call('POST', `/v1/bookings/${id}/reschedule`, { start_time: slotAt(reschedules++, 120), reason: 'soak' });
-      if (r.status === 200) remember(r.body.booking.id);
-      else remember(id);
-      return r.status;
-    }],
+    [
+      20,
+      'create',
+      async () => {
+        const n = creates++;
+        const r = await call('POST', '/v1/bookings', {
+          event_type_id: 'et_soak',
+          requested_time: slotAt(n, 0),
+          attendee: { name: `Soak ${n}`, email: `soak${n}@soak.example` },
+        });
+        if (r.status === 201) remember(r.body.booking.id);
+        return r.status;
+      },
+    ],
+    [
+      22,
+      'availability',
+      async () => {
+        const from = Math.floor(Math.random() * 20);
+        return (await call('GET', `/v1/availability?event_type_id=et_soak&start_date=${dateOf(from)}&end_date=${dateOf(from + 13)}`))
+          .status;
+      },
+    ],
+    [
+      5,
+      'freebusy',
+      async () => {
+        const from = Math.floor(Math.random() * 10);
+        const start = new Date(day0.getTime() + from * 1440 * MIN).toISOString();
+        const end = new Date(day0.getTime() + (from + 7) * 1440 * MIN).toISOString();
+        return (await call('GET', `/v1/freebusy/${hostId(1 + Math.floor(Math.random() * HOSTS))}?start=${start}&end=${end}`)).status;
+      },
+    ],
+    [
+      15,
+      'list',
+      async () => {
+        const r = await call(
+          'GET',
+          `/v1/bookings?limit=50${listCursor && Math.random() < 0.5 ? `&cursor=${encodeURIComponent(listCursor)}` : ''}`,
+        );
+        listCursor = r.body?.pagination?.next_cursor ?? undefined;
+        return r.status;
+      },
+    ],
+    [
+      10,
+      'get',
+      async () => {
+        const id = pick();
+        return id ? (await call('GET', `/v1/bookings/${id}`)).status : 0;
+      },
+    ],
+    [
+      12,
+      'patch',
+      async () => {
+        const id = pick();
+        return id
+          ? (await call('PATCH', `/v1/bookings/${id}`, { attendee: { name: `Renamed ${Math.random().toString(36).slice(2, 8)}` } })).status
+          : 0;
+      },
+    ],
+    [
+      8,
+      'cancel',
+      async () => {
+        const id = take();
+        return id ? (await call('DELETE', `/v1/bookings/${id}`, { reason: 'soak' })).status : 0;
+      },
+    ],
+    [
+      8,
+      'reschedule',
+      async () => {
+        const id = take();
+        if (!id) return 0;
+        const r = await call('POST', `/v1/bookings/${id}/reschedule`, { start_time: slotAt(reschedules++, 120), reason: 'soak' });
+        if (r.status === 200) remember(r.body.booking.id);
+        else remember(id);
+        return r.status;
+      },
+    ],
   ];
   const totalWeight = ops.reduce((s, o) => s + o[0], 0);
   const chooseOp = () => {
@@ -303,34 +415,36 @@ try {
 
   // LANES workers take request slots paced at RATE/s; a lane more than a second behind skips
   // ahead rather than bursting. Bounded by the end time and by maxRequests.
-  await Promise.all(Array.from({ length: LANES }, async () => {
-    while (issued < maxRequests) {
-      const slot = issued++;
-      let due = t0 + (slot * 1000) / RATE;
-      const now = performance.now();
-      if (now - due > 1000) due = now;
-      if (due >= end) break;
-      if (due > now) await sleep(due - now);
-      const [, name, op] = chooseOp();
-      const started = performance.now();
-      let status: number;
-      try {
-        status = await op();
-      } catch {
-        status = -1;
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (issued < maxRequests) {
+        const slot = issued++;
+        let due = t0 + (slot * 1000) / RATE;
+        const now = performance.now();
+        if (now - due > 1000) due = now;
+        if (due >= end) break;
+        if (due > now) await sleep(due - now);
+        const [, name, op] = chooseOp();
+        const started = performance.now();
+        let status: number;
+        try {
+          status = await op();
+        } catch {
+          status = -1;
+        }
+        if (status === 0) continue;
+        const m = current(started);
+        m.latencies.push(performance.now() - started);
+        const ofOp = m.byOp.get(name) ?? [];
+        ofOp.push(performance.now() - started);
+        m.byOp.set(name, ofOp);
+        if (status < 0 || status >= 500) m.failures++;
+        else if (status >= 400) m.clientErrors++;
+        const key = `${name} ${status}`;
+        statusCounts.set(key, (statusCounts.get(key) ?? 0) + 1);
       }
-      if (status === 0) continue;
-      const m = current(started);
-      m.latencies.push(performance.now() - started);
-      const ofOp = m.byOp.get(name) ?? [];
-      ofOp.push(performance.now() - started);
-      m.byOp.set(name, ofOp);
-      if (status < 0 || status >= 500) m.failures++;
-      else if (status >= 400) m.clientErrors++;
-      const key = `${name} ${status}`;
-      statusCounts.set(key, (statusCounts.get(key) ?? 0) + 1);
-    }
-  }));
+    }),
+  );
   clearInterval(sampler);
   const cpuAtEnd = cpuMs(service.pid);
 
@@ -356,10 +470,13 @@ try {
     };
   });
   console.table(rows);
-  const opTable = (m: Minute | undefined) => Object.fromEntries([...(m?.byOp ?? [])].map(([op, ls]) => {
-    ls.sort((a, b) => a - b);
-    return [op, `${ls.length} req, p50 ${pct(ls, 50).toFixed(1)} ms, p99 ${pct(ls, 99).toFixed(1)} ms`];
-  }));
+  const opTable = (m: Minute | undefined) =>
+    Object.fromEntries(
+      [...(m?.byOp ?? [])].map(([op, ls]) => {
+        ls.sort((a, b) => a - b);
+        return [op, `${ls.length} req, p50 ${pct(ls, 50).toFixed(1)} ms, p99 ${pct(ls, 99).toFixed(1)} ms`];
+      }),
+    );
   console.log('by operation, second minute:', opTable(minutes[1]));
   console.log('by operation, last minute:', opTable(minutes[minutes.length - 1]));
   const sizes = await db.pool.query(
@@ -382,12 +499,26 @@ try {
   const fmt = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)} %`;
   const checks = [
     [`RSS max ${maxRss.toFixed(1)} MB ≤ ${RSS_LIMIT_MB} MB`, maxRss <= RSS_LIMIT_MB],
-    [`RSS slope over the last half ${growth.toFixed(2)} MB/min ≤ ${SLOPE_LIMIT_MB_PER_MIN} MB/min (${half.length} samples)`, growth <= SLOPE_LIMIT_MB_PER_MIN],
-    [`p50 last minute vs second: ${second?.['p50 ms']} → ${last?.['p50 ms']} ms (${fmt(p50Change)}, within ±${FLAT * 100} %)`, Math.abs(p50Change) <= FLAT],
-    [`p99 last minute vs second: ${second?.['p99 ms']} → ${last?.['p99 ms']} ms (${fmt(p99Change)}, within ±${FLAT * 100} %)`, Math.abs(p99Change) <= FLAT],
+    [
+      `RSS slope over the last half ${growth.toFixed(2)} MB/min ≤ ${SLOPE_LIMIT_MB_PER_MIN} MB/min (${half.length} samples)`,
+      growth <= SLOPE_LIMIT_MB_PER_MIN,
+    ],
+    [
+      `p50 last minute vs second: ${second?.['p50 ms']} → ${last?.['p50 ms']} ms (${fmt(p50Change)}, within ±${FLAT * 100} %)`,
+      Math.abs(p50Change) <= FLAT,
+    ],
+    [
+      `p99 last minute vs second: ${second?.['p99 ms']} → ${last?.['p99 ms']} ms (${fmt(p99Change)}, within ±${FLAT * 100} %)`,
+      Math.abs(p99Change) <= FLAT,
+    ],
     [`no 5xx or failed request (${rows.reduce((s, r) => s + r['5xx/err'], 0)})`, rows.every((r) => r['5xx/err'] === 0)],
   ] as const;
-  console.log(`\n${SECONDS} s at ${RATE} req/s (${LANES} lanes), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+  console.log(
+    `\n${SECONDS} s at ${RATE} req/s (${LANES} lanes), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end`,
+  );
   for (const [what, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${what}`);
   console.log(`verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`);
 } finally {

@@ -46,8 +46,17 @@ export async function startServe(databaseUrl: string, env: Record<string, string
   const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : [];
   const service = spawn(process.execPath, [...prof, path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', NODE_ENV: 'production',
-      RATE_LIMIT_TEST_PER_MINUTE: '1000000', RATE_LIMIT_LIVE_PER_MINUTE: '1000000', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      NODE_ENV: 'production',
+      RATE_LIMIT_TEST_PER_MINUTE: '1000000',
+      RATE_LIMIT_LIVE_PER_MINUTE: '1000000',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -77,15 +86,35 @@ export function addBookingsOrganization(seed: SeedJson): SeedJson {
     cancellation_policy: { enabled: true, cutoff_minutes: 0 },
     teams: [{ id: 'team_bench', name: 'Bench' }],
     members: Array.from({ length: BOOKINGS_HOSTS }, (_, i) => ({
-      id: bookingsHostId(i + 1), team_id: 'team_bench', name: `Host ${i + 1}`, email: `host${i + 1}@bench.example`, avatar_url: null,
-      role: 'MEMBER', skills: [], is_active: true, timezone: 'UTC', max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }], out_of_office: [],
+      id: bookingsHostId(i + 1),
+      team_id: 'team_bench',
+      name: `Host ${i + 1}`,
+      email: `host${i + 1}@bench.example`,
+      avatar_url: null,
+      role: 'MEMBER',
+      skills: [],
+      is_active: true,
+      timezone: 'UTC',
+      max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
+      out_of_office: [],
     })),
-    event_types: [{
-      id: 'et_bench', team_id: 'team_bench', name: 'Bench call', slug: 'bench-call', description: 'load', duration: 15, slot_interval: 15,
-      minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
-      workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 }, custom_fields: [],
-    }],
+    event_types: [
+      {
+        id: 'et_bench',
+        team_id: 'team_bench',
+        name: 'Bench call',
+        slug: 'bench-call',
+        description: 'load',
+        duration: 15,
+        slot_interval: 15,
+        minimum_booking_notice: 0,
+        scheduling_type: 'ROUND_ROBIN',
+        requires_confirmation: false,
+        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
+        custom_fields: [],
+      },
+    ],
     calendars: [],
     api_keys: [{ key: BOOKINGS_KEY, name: 'Bench key', scopes: ['bookings:create', 'bookings:read', 'bookings:write'] }],
   });
@@ -98,8 +127,11 @@ export function createBodies(): () => string {
   day0.setUTCHours(24, 0, 0, 0);
   let slot = 0;
   return () =>
-    JSON.stringify({ event_type_id: 'et_bench', requested_time: new Date(day0.getTime() + slot++ * 15 * 60_000).toISOString(),
-      attendee: { name: 'Load', email: `load${slot}@bench.example` } });
+    JSON.stringify({
+      event_type_id: 'et_bench',
+      requested_time: new Date(day0.getTime() + slot++ * 15 * 60_000).toISOString(),
+      attendee: { name: 'Load', email: `load${slot}@bench.example` },
+    });
 }
 
 // ---------- the availability bench's team (in the fixtures' org_northwind) ----------
@@ -121,15 +153,34 @@ export function addAvailabilityTeam(seed: SeedJson): SeedJson {
   org.teams.push({ id: 'team_bench_rr', name: 'Bench round robin' });
   for (let i = 0; i < AVAILABILITY_HOSTS; i++) {
     org.members.push({
-      id: availabilityHostId(i), team_id: 'team_bench_rr', name: `Host ${i}`, email: `host${i}@bench.example`, avatar_url: null, role: 'MEMBER',
-      skills: [], is_active: true, timezone: ZONES[i % ZONES.length], max_bookings_per_day: 20,
-      working_hours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }], out_of_office: [],
+      id: availabilityHostId(i),
+      team_id: 'team_bench_rr',
+      name: `Host ${i}`,
+      email: `host${i}@bench.example`,
+      avatar_url: null,
+      role: 'MEMBER',
+      skills: [],
+      is_active: true,
+      timezone: ZONES[i % ZONES.length],
+      max_bookings_per_day: 20,
+      working_hours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }],
+      out_of_office: [],
     });
   }
   org.event_types.push({
-    id: 'et_bench_rr', team_id: 'team_bench_rr', name: 'Bench round robin', slug: 'bench-rr', description: null, duration: 30, slot_interval: 15,
-    buffer_after: 10, minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
-    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [],
+    id: 'et_bench_rr',
+    team_id: 'team_bench_rr',
+    name: 'Bench round robin',
+    slug: 'bench-rr',
+    description: null,
+    duration: 30,
+    slot_interval: 15,
+    buffer_after: 10,
+    minimum_booking_notice: 0,
+    scheduling_type: 'ROUND_ROBIN',
+    requires_confirmation: false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
+    custom_fields: [],
   });
   return seed;
 }
@@ -251,8 +302,9 @@ export const run = async (opts: autocannon.Options) => (await runTimed(opts)).re
 export async function waitRouted(pool: Pool, organizationId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const left = (await pool.query(`select count(*)::int as n from bookings where organization_id = $1 and status = 'DRAFT'`, [organizationId]))
-      .rows[0].n;
+    const left = (
+      await pool.query(`select count(*)::int as n from bookings where organization_id = $1 and status = 'DRAFT'`, [organizationId])
+    ).rows[0].n;
     if (left === 0) return;
     if (Date.now() > deadline) throw new Error(`${left} bookings still DRAFT after 60 s`);
     await sleep(100);
@@ -263,9 +315,9 @@ export async function waitRouted(pool: Pool, organizationId: string): Promise<vo
 export async function waitDrained(pool: Pool): Promise<number> {
   const drainStart = Date.now();
   for (;;) {
-    const left = (await pool.query(
-      `select count(*)::int as n from graphile_worker._private_jobs where run_at <= now() and attempts < max_attempts`,
-    )).rows[0].n;
+    const left = (
+      await pool.query(`select count(*)::int as n from graphile_worker._private_jobs where run_at <= now() and attempts < max_attempts`)
+    ).rows[0].n;
     if (left === 0) return (Date.now() - drainStart) / 1000;
     if (Date.now() - drainStart > 120_000) throw new Error(`${left} jobs still queued after 120 s`);
     await sleep(100);

@@ -31,7 +31,13 @@ const db = await createTestDatabase();
 await loadSeed(db.pool, validateSeed(testSeed()));
 const rx = await startHttpsReceiver();
 const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'silent' });
-await createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, { url: `${rx.origin}/bench`, events: ['BOOKING_CREATED'] }, config, new Date());
+await createWebhook(
+  db.pool,
+  { organizationId: 'org_northwind', mode: 'test' },
+  { url: `${rx.origin}/bench`, events: ['BOOKING_CREATED'] },
+  config,
+  new Date(),
+);
 
 // booking id → when its change committed; arrival times by booking id
 const committed = new Map<string, number>();
@@ -45,13 +51,15 @@ const clock = () => performance.timeOrigin + performance.now();
 async function produce(n: number, lanes: number, pauseMs = 0): Promise<number> {
   let left = n;
   const t0 = clock();
-  await Promise.all(Array.from({ length: lanes }, async () => {
-    while (left-- > 0) {
-      const { booking } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
-      committed.set(booking.id, clock());
-      if (pauseMs) await sleep(pauseMs);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (left-- > 0) {
+        const { booking } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
+        committed.set(booking.id, clock());
+        if (pauseMs) await sleep(pauseMs);
+      }
+    }),
+  );
   return clock() - t0;
 }
 
@@ -66,7 +74,14 @@ async function waitForAll(timeoutMs = 180_000): Promise<void> {
 /** Starts the worker process; `ready` resolves when it logs "worker ready" (migrated, queue running). */
 function startWorkerProcess(): { child: ChildProcess; ready: Promise<number> } {
   const child = spawn(process.execPath, [...(process.env.WORKER_NODE_ARGS?.split(' ') ?? []), BIN, 'worker'], {
-    env: { ...process.env, DATABASE_URL: db.url, NODE_ENV: 'test', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_EXTRA_CA_CERTS: rx.caFile },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      NODE_EXTRA_CA_CERTS: rx.caFile,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = new Promise<number>((resolve) => {
@@ -96,8 +111,12 @@ const worker: ChildProcess = started.child;
 await waitForAll();
 const readyAt = await started.ready;
 const lastArrival = Math.max(...arrived.values());
-rows.push(['backlog drain', `${BACKLOG} events`, `${Math.round(BACKLOG / ((lastArrival - readyAt) / 1000))} events/s`,
-  `from "worker ready" to the last delivery (start-up took ${Math.round(readyAt - spawned)} ms)`]);
+rows.push([
+  'backlog drain',
+  `${BACKLOG} events`,
+  `${Math.round(BACKLOG / ((lastArrival - readyAt) / 1000))} events/s`,
+  `from "worker ready" to the last delivery (start-up took ${Math.round(readyAt - spawned)} ms)`,
+]);
 
 // 2. steady stream: producers commit as fast as they can while the worker delivers
 committed.clear();
@@ -106,7 +125,12 @@ const streamStart = clock();
 const produceMs = await produce(STREAM, LANES);
 await waitForAll();
 const streamEnd = Math.max(...arrived.values());
-rows.push(['stream', `${STREAM} events`, `${Math.round(STREAM / ((streamEnd - streamStart) / 1000))} events/s`, `bounded by the producers (${LANES} lanes, same process as the receiver): ${Math.round(STREAM / (produceMs / 1000))} commits/s`]);
+rows.push([
+  'stream',
+  `${STREAM} events`,
+  `${Math.round(STREAM / ((streamEnd - streamStart) / 1000))} events/s`,
+  `bounded by the producers (${LANES} lanes, same process as the receiver): ${Math.round(STREAM / (produceMs / 1000))} commits/s`,
+]);
 
 // 3. latency at a moderate rate: commit → first attempt at the receiver
 committed.clear();
@@ -117,7 +141,12 @@ arrived.clear();
 await produce(LATENCY_SAMPLES, 2, 5);
 await waitForAll();
 const lat = [...committed].map(([id, at]) => arrived.get(id)! - at).sort((a, b) => a - b);
-rows.push(['commit → first attempt', `${LATENCY_SAMPLES} events`, `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms`, `max ${lat[lat.length - 1]!.toFixed(1)} ms`]);
+rows.push([
+  'commit → first attempt',
+  `${LATENCY_SAMPLES} events`,
+  `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms`,
+  `max ${lat[lat.length - 1]!.toFixed(1)} ms`,
+]);
 
 // the last success records are written just after the receiver answered
 for (let i = 0; i < 100; i++) {
@@ -136,4 +165,6 @@ const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' 
 console.log(line(['phase', 'size', 'result', 'note']));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const r of rows) console.log(line(r));
-console.log(`\ndelivery records: ${delivered.rows.map((r) => `${r.status} ${r.n}`).join(', ')}; targets: >= 500 events/s, p50 <= 50 ms, p99 <= 500 ms`);
+console.log(
+  `\ndelivery records: ${delivered.rows.map((r) => `${r.status} ${r.n}`).join(', ')}; targets: >= 500 events/s, p50 <= 50 ms, p99 <= 500 ms`,
+);

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
-  console.error(`booking-service needs Node.js 22.12+ (24 LTS recommended); this is ${process.version}. Run it through npm scripts or npx so the pinned Node 24 is used.`);
+  console.error(
+    `booking-service needs Node.js 22.12+ (24 LTS recommended); this is ${process.version}. Run it through npm scripts or npx so the pinned Node 24 is used.`,
+  );
   process.exit(1);
 }
 
@@ -22,7 +24,11 @@ if (['serve', 'start', 'worker'].includes(process.argv[2]) && typeof process.exe
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const missing = SERVICE_HEAP_FLAGS.filter((flag) => !given.some((g) => g.startsWith(flag.split('=')[0])));
   if (missing.length > 0) {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], process.env);
+    process.execve(
+      process.execPath,
+      [process.execPath, ...missing, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+      process.env,
+    );
   }
 }
 
@@ -33,7 +39,13 @@ if (process.features.typescript || process.env.BOOKING_SERVICE_STRIP_TYPES === '
   // flag, passing signals on (serve stops gracefully on SIGTERM) and its exit status back.
   const child = spawn(
     process.execPath,
-    [...process.execArgv, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    [
+      ...process.execArgv,
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+    ],
     { stdio: 'inherit', env: { ...process.env, BOOKING_SERVICE_STRIP_TYPES: '1' } },
   );
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];

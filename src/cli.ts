@@ -123,10 +123,13 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   // (a supervisor may send one as soon as "ready" is printed, and the handlers used to come
   // after that line), and one during start-up stops what has started so far, the database last
   // (an embedded server that is still starting is waited for, then stopped).
-  onShutdown((m) => log.info(m), async () => {
-    const started = await opening.catch(() => undefined);
-    return started ? [...parts, started] : parts;
-  });
+  onShutdown(
+    (m) => log.info(m),
+    async () => {
+      const started = await opening.catch(() => undefined);
+      return started ? [...parts, started] : parts;
+    },
+  );
   // graphile-worker 0.17 leaves some promises unhandled when a query fails because its
   // connection was lost (returning its local queue, failing a job): Node would end the process,
   // API included, at a database blip. Those are logged; the worker replaces the pool that gave up
@@ -171,15 +174,29 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       // a calendar sync in any process (another worker, the CLI) drops this process's cached answers for the member
       const busyChanges = listenForBusyChanges(db.url, (ids) => void freebusyCache.invalidate(ids), log);
       parts.push({ close: () => busyChanges.close() });
-      const app = await buildServer({ deps: { db: apiPool, config, now, freebusyCache, ...(redis ? { redisState: redis.state } : {}) }, rateLimitStore, logger: undefined, loggerInstance: log });
+      const app = await buildServer({
+        deps: { db: apiPool, config, now, freebusyCache, ...(redis ? { redisState: redis.state } : {}) },
+        rateLimitStore,
+        logger: undefined,
+        loggerInstance: log,
+      });
       parts.unshift({ close: () => app.close() });
       parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
       const address = await app.listen({ port: config.port, host: config.host });
       const base = config.publicUrl ?? address;
-      if (demo) printDemo(base, demo, await organizationsPresent(db.pool, demo.organizations.map((o) => o.id)));
+      if (demo)
+        printDemo(
+          base,
+          demo,
+          await organizationsPresent(
+            db.pool,
+            demo.organizations.map((o) => o.id),
+          ),
+        );
       log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
     } else {
-      const metrics = config.metricsPort === undefined ? undefined : await serveMetrics(config.host, config.metricsPort, config.metricsToken);
+      const metrics =
+        config.metricsPort === undefined ? undefined : await serveMetrics(config.host, config.metricsPort, config.metricsToken);
       if (metrics) parts.unshift({ close: () => metrics.close() });
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded, ...(metrics && { metrics: metrics.url }) }, 'worker ready');
     }
@@ -197,15 +214,28 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
 function printDemo(base: string, demo: SeedFile, present: ReadonlySet<string>): void {
   const orgs = demo.organizations.filter((o) => present.has(o.id));
   const keys = orgs.flatMap((org) => org.api_keys.map((k) => `  ${k.key}   ${k.name} (${org.name})`));
-  const lines = keys.length > 0
-    ? ['', 'Demo data is loaded. API keys (from fixtures/demo.json):', ...keys]
-    : ['', 'The database already holds other data, so the demo was not loaded. Create a key with: booking-service keys create --org <id>'];
+  const lines =
+    keys.length > 0
+      ? ['', 'Demo data is loaded. API keys (from fixtures/demo.json):', ...keys]
+      : [
+          '',
+          'The database already holds other data, so the demo was not loaded. Create a key with: booking-service keys create --org <id>',
+        ];
   const tryKey = orgs[0]?.api_keys[0]?.key ?? 'KEY';
-  lines.push('', `API:        ${base}/v1`, `Reference:  ${base}/docs`, `Try:        curl -H "Authorization: Bearer ${tryKey}" ${base}/v1/event-types`);
+  lines.push(
+    '',
+    `API:        ${base}/v1`,
+    `Reference:  ${base}/docs`,
+    `Try:        curl -H "Authorization: Bearer ${tryKey}" ${base}/v1/event-types`,
+  );
   // the booking page needs a publishable key that may book from this origin
-  const page = orgs.flatMap((o) => o.api_keys
-    .filter((k) => k.key.startsWith('pk_') && k.scopes.includes('bookings:create') && (!k.allowed_origins || k.allowed_origins.includes(base)))
-    .map((k) => ({ key: k.key, eventType: o.event_types[0] })))[0];
+  const page = orgs.flatMap((o) =>
+    o.api_keys
+      .filter(
+        (k) => k.key.startsWith('pk_') && k.scopes.includes('bookings:create') && (!k.allowed_origins || k.allowed_origins.includes(base)),
+      )
+      .map((k) => ({ key: k.key, eventType: o.event_types[0] })),
+  )[0];
   if (page?.eventType) lines.push(`Book:       ${base}/book/${page.eventType.id}?key=${page.key}`);
   console.log([...lines, ''].join('\n'));
 }
@@ -243,7 +273,9 @@ async function main(argv: string[]): Promise<void> {
         return loadSeed(db.pool, seed, { secretKey: config.webhookSecretKey });
       });
       const orgs = seed.organizations.length;
-      console.log(`seeded ${orgs} organization${orgs === 1 ? '' : 's'} from ${file}: ${result.changes} row${result.changes === 1 ? '' : 's'} changed`);
+      console.log(
+        `seeded ${orgs} organization${orgs === 1 ? '' : 's'} from ${file}: ${result.changes} row${result.changes === 1 ? '' : 's'} changed`,
+      );
       return;
     }
     case 'keys': {
@@ -270,7 +302,10 @@ async function main(argv: string[]): Promise<void> {
       });
       // Lists may be given as "a,b", "a b" or by repeating the option.
       const list = (...given: (string[] | undefined)[]) => {
-        const items = given.flatMap((g) => g ?? []).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
+        const items = given
+          .flatMap((g) => g ?? [])
+          .flatMap((v) => v.split(/[\s,]+/))
+          .filter(Boolean);
         return items.length ? items : undefined;
       };
       const created = await withDatabase(config, async (db) => {
@@ -323,19 +358,24 @@ async function runCalendars(config: Config, rest: string[]): Promise<void> {
     }
     const result = await withDatabase(config, async (db) => {
       await migrate(db.pool);
-      return connectCalendars({ db: db.pool, secretKey: config.webhookSecretKey, timeoutMs: config.calendarRequestTimeoutMs }, {
-        organizationId: values.org!,
-        memberId: values.member!,
-        url: values.url!,
-        username: values.username!,
-        password,
-        primary: values.primary,
-      });
+      return connectCalendars(
+        { db: db.pool, secretKey: config.webhookSecretKey, timeoutMs: config.calendarRequestTimeoutMs },
+        {
+          organizationId: values.org!,
+          memberId: values.member!,
+          url: values.url!,
+          username: values.username!,
+          password,
+          primary: values.primary,
+        },
+      );
     });
     for (const c of result.calendars) {
       console.log(`${c.id}  ${c.provider}  ${c.isPrimary ? 'primary' : '       '}  ${c.name}  ${c.url}`);
     }
-    console.error(`connected ${result.calendars.length} calendar${result.calendars.length === 1 ? '' : 's'}; each syncs when a worker runs`);
+    console.error(
+      `connected ${result.calendars.length} calendar${result.calendars.length === 1 ? '' : 's'}; each syncs when a worker runs`,
+    );
     return;
   }
   if (sub === 'sync') {
@@ -357,8 +397,10 @@ async function runCalendars(config: Config, rest: string[]): Promise<void> {
           const r = await syncCalendar({ db: db.pool, config, now: () => new Date(), log, freebusyCache: cache }, c.id);
           if (r.status !== 'SUCCESS') failed = true;
           const note = r.error ? `  ${r.error}` : '';
-          console.log(`${c.id}  ${r.status}  events=${r.events} skipped=${r.skipped} busy_blocks=${r.busyBlocks} requests=${r.requests} `
-            + `duration_ms=${r.durationMs}${note}`);
+          console.log(
+            `${c.id}  ${r.status}  events=${r.events} skipped=${r.skipped} busy_blocks=${r.busyBlocks} requests=${r.requests} ` +
+              `duration_ms=${r.durationMs}${note}`,
+          );
         }
       } finally {
         await cache.close();
@@ -376,7 +418,10 @@ main(process.argv.slice(2)).catch((err) => {
     console.error(err.message);
     process.exit(err instanceof ConfigError ? 78 : 1);
   }
-  if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+  if (
+    (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+  ) {
     console.error((err as Error).message);
     process.exit(2);
   }

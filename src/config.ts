@@ -128,12 +128,17 @@ function schedule(env: Env, name: string): number[] {
 function dnsServers(env: Env, name: string): string[] | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
-  const servers = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const servers = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of servers) {
     const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([^:]+)(?::(\d+))?$/.exec(s) ?? [s, s, undefined];
     const port = m[2] === undefined ? 53 : Number(m[2]);
     if (!net.isIP(m[1]!) || port < 1 || port > 65535) {
-      throw new ConfigError(`${name}: expected comma-separated IP addresses with optional ports ("1.1.1.1", "10.0.0.2:53", "[::1]:53"), got "${s}"`);
+      throw new ConfigError(
+        `${name}: expected comma-separated IP addresses with optional ports ("1.1.1.1", "10.0.0.2:53", "[::1]:53"), got "${s}"`,
+      );
     }
   }
   return servers;

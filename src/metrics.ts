@@ -38,7 +38,7 @@ export const bookingTransitions = new client.Counter({
 
 export const bookingRouting = new client.Histogram({
   name: 'booking_routing_seconds',
-  help: 'From a booking\'s create to the commit of its routing (DRAFT -> SCHEDULED or PENDING_CONFIRMATION)',
+  help: "From a booking's create to the commit of its routing (DRAFT -> SCHEDULED or PENDING_CONFIRMATION)",
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
   registers,
 });
@@ -96,7 +96,7 @@ export function observeQueue(pool: Pool): void {
 
 new client.Gauge({
   name: 'db_pool_connections_in_use',
-  help: 'Database connections checked out of the process\'s pool, by pool',
+  help: "Database connections checked out of the process's pool, by pool",
   labelNames: ['pool'] as const,
   registers,
   collect() {
@@ -107,7 +107,7 @@ new client.Gauge({
 
 new client.Gauge({
   name: 'db_pool_waiting_requests',
-  help: 'Queries waiting for a free connection of the process\'s pool, by pool',
+  help: "Queries waiting for a free connection of the process's pool, by pool",
   labelNames: ['pool'] as const,
   registers,
   collect() {

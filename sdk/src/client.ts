@@ -68,7 +68,13 @@ export class BookingServiceClient {
   ): Promise<Ok<N>> {
     const { method, path } = OPERATIONS[name];
     return this.transport.send<Ok<N>>(
-      { method, path, pathParams: args.path as Record<string, string> | undefined, query: args.query as object | undefined, body: args.body },
+      {
+        method,
+        path,
+        pathParams: args.path as Record<string, string> | undefined,
+        query: args.query as object | undefined,
+        body: args.body,
+      },
       options,
     );
   }
@@ -186,7 +192,11 @@ export class BookingServiceClient {
     /** Answers `{ id, secret, rotated_at }`; the old secret stops verifying at once. */
     rotateSecret: async (id: string, options?: RequestOptions) =>
       (await this.request('webhooks.rotateSecret', { path: { id } }, options)).webhook,
-    deliveries: (id: string, params: WebhookDeliveryListParams = {}, options?: RequestOptions): Paginator<WebhookDelivery, WebhookDeliveryPage> =>
+    deliveries: (
+      id: string,
+      params: WebhookDeliveryListParams = {},
+      options?: RequestOptions,
+    ): Paginator<WebhookDelivery, WebhookDeliveryPage> =>
       new Paginator(
         (next) => this.request('webhooks.deliveries', { path: { id }, query: { ...params, ...next } }, options),
         (page) => page.deliveries,

@@ -95,7 +95,10 @@ export class Transport {
           continue;
         }
         const message = cause instanceof Error && cause.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String(cause);
-        throw new ConnectionError({ status: 0, type: 'connection_error', code: 'connection_error', message: `${call.method.toUpperCase()} ${url}: ${message}` }, { cause });
+        throw new ConnectionError(
+          { status: 0, type: 'connection_error', code: 'connection_error', message: `${call.method.toUpperCase()} ${url}: ${message}` },
+          { cause },
+        );
       }
       let parsed: unknown;
       try {

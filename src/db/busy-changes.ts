@@ -23,6 +23,11 @@ export async function announceBusyChange(db: Db, memberIds: readonly string[]): 
  * `onListening` each time LISTEN takes effect. Announcements made while the connection was lost
  * are missed: the cache's own 60 s expiry then bounds how long an answer can be stale.
  */
-export function listenForBusyChanges(url: string, onChange: (memberIds: string[]) => void, log: Logger, onListening: () => void = () => {}): ConfigListener {
+export function listenForBusyChanges(
+  url: string,
+  onChange: (memberIds: string[]) => void,
+  log: Logger,
+  onListening: () => void = () => {},
+): ConfigListener {
   return listenOnChannel(url, CHANNEL, (payload) => onChange(payload.split(',').filter(Boolean)), onListening, log, 'busy time listener');
 }

@@ -48,7 +48,10 @@ export async function startAsRoot(requestedDir: string, database: string, o: Roo
   try {
     const ids = postgresUser();
     const dataDir = chooseDataDir(requestedDir, ids, o);
-    if (dataDir !== requestedDir) o.log?.(`embedded PostgreSQL runs as the system user "${SYSTEM_USER}", which cannot reach ${requestedDir}: its data is kept in ${dataDir} instead (set DATA_DIR to choose)`);
+    if (dataDir !== requestedDir)
+      o.log?.(
+        `embedded PostgreSQL runs as the system user "${SYSTEM_USER}", which cannot reach ${requestedDir}: its data is kept in ${dataDir} instead (set DATA_DIR to choose)`,
+      );
     mkdirs(dataDir, created);
     const dir = path.join(dataDir, 'postgres');
     const shared = fs.existsSync(path.join(dir, 'PG_VERSION')) ? o.runningPort(dir) : undefined;
@@ -86,13 +89,26 @@ export async function startAsRoot(requestedDir: string, database: string, o: Roo
 }
 
 function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n').map((l) => l.trim()).filter(Boolean).join('; ').slice(0, 600);
+  return (err instanceof Error ? err.message : String(err))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join('; ')
+    .slice(0, 600);
 }
 
 function postgresUser(): Ids {
   const read = (): Ids => ({
-    uid: Number(execFileSync('id', ['-u', SYSTEM_USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', SYSTEM_USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+    uid: Number(
+      execFileSync('id', ['-u', SYSTEM_USER], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    ),
+    gid: Number(
+      execFileSync('id', ['-g', SYSTEM_USER], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    ),
   });
   try {
     return read();
@@ -102,7 +118,9 @@ function postgresUser(): Ids {
       execFileSync('useradd', ['--system', '-g', SYSTEM_USER, SYSTEM_USER], { stdio: 'ignore' });
       return read();
     } catch {
-      throw new ConfigError(`embedded PostgreSQL cannot run as root and there is no "${SYSTEM_USER}" user to run it as (creating one failed): run as another user, or set DATABASE_URL`);
+      throw new ConfigError(
+        `embedded PostgreSQL cannot run as root and there is no "${SYSTEM_USER}" user to run it as (creating one failed): run as another user, or set DATABASE_URL`,
+      );
     }
   }
 }
@@ -140,8 +158,8 @@ function chooseDataDir(requested: string, ids: Ids, o: RootOptions): string {
   if (!blocked) return requested;
   if (!o.dataDirIsDefault) {
     throw new ConfigError(
-      `DATA_DIR: embedded PostgreSQL runs as the system user "${SYSTEM_USER}" (it refuses to run as root), which cannot reach ${requested} `
-      + `(${describeBlock(blocked)}): set DATA_DIR to a directory it can reach (e.g. ${ROOT_FALLBACK_BASE}), run as another user, or set DATABASE_URL`,
+      `DATA_DIR: embedded PostgreSQL runs as the system user "${SYSTEM_USER}" (it refuses to run as root), which cannot reach ${requested} ` +
+        `(${describeBlock(blocked)}): set DATA_DIR to a directory it can reach (e.g. ${ROOT_FALLBACK_BASE}), run as another user, or set DATABASE_URL`,
     );
   }
   const checkout = path.dirname(requested);
@@ -150,8 +168,8 @@ function chooseDataDir(requested: string, ids: Ids, o: RootOptions): string {
   const stillBlocked = blockedAt(fallback, ids);
   if (stillBlocked) {
     throw new ConfigError(
-      `DATA_DIR: embedded PostgreSQL runs as the system user "${SYSTEM_USER}" (it refuses to run as root), which cannot reach ${requested} `
-      + `(${describeBlock(blocked)}) nor ${fallback} (${describeBlock(stillBlocked)}): set DATA_DIR to a directory it can reach, run as another user, or set DATABASE_URL`,
+      `DATA_DIR: embedded PostgreSQL runs as the system user "${SYSTEM_USER}" (it refuses to run as root), which cannot reach ${requested} ` +
+        `(${describeBlock(blocked)}) nor ${fallback} (${describeBlock(stillBlocked)}): set DATA_DIR to a directory it can reach, run as another user, or set DATABASE_URL`,
     );
   }
   return fallback;
@@ -181,7 +199,8 @@ async function binariesFor(dataDir: string, ids: Ids, created: string[], log?: (
   const pkgJson = path.join(path.dirname(native), 'package.json');
   const version = (JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { version: string }).version;
   const at = (root: string): Binaries => ({ initdb: path.join(root, 'bin', 'initdb'), postgres: path.join(root, 'bin', 'postgres') });
-  if (!blockedAt(path.join(native, 'bin'), ids) && !blockedAt(path.join(native, 'lib'), ids) && !blockedAt(path.join(native, 'share'), ids)) return at(native);
+  if (!blockedAt(path.join(native, 'bin'), ids) && !blockedAt(path.join(native, 'lib'), ids) && !blockedAt(path.join(native, 'share'), ids))
+    return at(native);
   const copy = path.join(dataDir, `bin-${version}`);
   if (!fs.existsSync(path.join(copy, 'bin', 'postgres'))) {
     const tmp = `${copy}.partial-${randomBytes(4).toString('hex')}`;
@@ -197,7 +216,13 @@ async function binariesFor(dataDir: string, ids: Ids, created: string[], log?: (
 }
 
 function run(cmd: string, args: string[], ids: Ids, cwd: string): ChildProcess {
-  return spawn(cmd, args, { uid: ids.uid, gid: ids.gid, cwd, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(cmd, args, {
+    uid: ids.uid,
+    gid: ids.gid,
+    cwd,
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 async function initdb(bin: Binaries, dir: string, dataDir: string, ids: Ids, o: RootOptions): Promise<void> {
@@ -206,12 +231,19 @@ async function initdb(bin: Binaries, dir: string, dataDir: string, ids: Ids, o: 
   fs.chownSync(pwfile, ids.uid, ids.gid);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = run(bin.initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${o.user}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], ids, dataDir);
+      const child = run(
+        bin.initdb,
+        [`--pgdata=${dir}`, '--auth=password', `--username=${o.user}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'],
+        ids,
+        dataDir,
+      );
       let output = '';
       child.stdout!.on('data', (d) => (output += d));
       child.stderr!.on('data', (d) => (output += d));
       child.on('error', (err) => reject(new Error(`initdb could not be run: ${err.message}`)));
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join('; ')}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim().split('\n').slice(-3).join('; ')}`)),
+      );
     });
   } finally {
     fs.rmSync(pwfile, { force: true });
@@ -219,8 +251,25 @@ async function initdb(bin: Binaries, dir: string, dataDir: string, ids: Ids, o: 
 }
 
 async function startServer(bin: Binaries, dir: string, port: number, ids: Ids): Promise<{ stop(): Promise<void> }> {
-  const child = run(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=200', '-c', 'fsync=on'], ids, path.dirname(dir));
+  const child = run(
+    bin.postgres,
+    [
+      '-D',
+      dir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=on',
+    ],
+    ids,
+    path.dirname(dir),
+  );
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const lines: string[] = [];
   await new Promise<void>((resolve, reject) => {

@@ -44,7 +44,7 @@ export const TASKS = {
   /** Cron, every minute: a sync for any connected calendar whose periodic sync was lost. */
   'schedule-calendar-syncs': Type.Object({}),
   /** The write-back of one meeting (its reschedule chain's first booking) to its hosts' calendars. */
-  'write-calendar-event': Type.Object({ rootBookingId: Id('the first booking of the meeting\'s reschedule chain') }),
+  'write-calendar-event': Type.Object({ rootBookingId: Id("the first booking of the meeting's reschedule chain") }),
 } as const;
 
 export type TaskName = keyof typeof TASKS;
@@ -92,14 +92,22 @@ const BATCH = Symbol('jobs enqueued at commit');
 export async function enqueue<T extends TaskName>(db: Db, task: T, payload: Payload<T>, opts: EnqueueOptions = {}): Promise<void> {
   const spec: JobSpec = { task, payload, opts };
   if (opts.jobKey === undefined && batchUntilCommit(db, BATCH, spec, flush)) return;
-  await db.query(prepared(
-    `select graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6,
+  await db.query(
+    prepared(
+      `select graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6,
             priority => $7, job_key_mode => $8)`,
-    [
-      task, JSON.stringify(payload), opts.queueName ?? null, opts.runAt ?? null, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      opts.jobKey ?? null, opts.priority ?? 0, opts.jobKeyMode ?? 'replace',
-    ],
-  ));
+      [
+        task,
+        JSON.stringify(payload),
+        opts.queueName ?? null,
+        opts.runAt ?? null,
+        opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        opts.jobKey ?? null,
+        opts.priority ?? 0,
+        opts.jobKeyMode ?? 'replace',
+      ],
+    ),
+  );
 }
 
 /** The transaction's keyless jobs, in one call to enqueue_jobs (src/db/functions/enqueue_jobs.sql) made as its last statement. */
@@ -112,14 +120,16 @@ async function flush(tx: Tx, specs: JobSpec[]): Promise<void> {
  * graphile_worker.job_spec records. Keyless jobs only.
  */
 export function jobSpecsJson(specs: readonly JobSpec[]): string {
-  return JSON.stringify(specs.map((s) => ({
-    identifier: s.task,
-    payload: s.payload,
-    queue_name: s.opts.queueName ?? null,
-    run_at: s.opts.runAt ?? null,
-    max_attempts: s.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-    priority: s.opts.priority ?? 0,
-  })));
+  return JSON.stringify(
+    specs.map((s) => ({
+      identifier: s.task,
+      payload: s.payload,
+      queue_name: s.opts.queueName ?? null,
+      run_at: s.opts.runAt ?? null,
+      max_attempts: s.opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      priority: s.opts.priority ?? 0,
+    })),
+  );
 }
 
 /**

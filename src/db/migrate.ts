@@ -28,7 +28,10 @@ export interface MigrationResult {
 
 /** The numbered migrations after the baseline, in the order they apply. */
 export function migrationFiles(): string[] {
-  const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+  const files = fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   for (const f of files) {
     const m = /^(\d{3})_[a-z0-9_]+\.sql$/.exec(f);
     if (!m) throw new Error(`src/db/migrations/${f}: a migration is named NNN_lowercase_words.sql`);
@@ -49,10 +52,14 @@ interface DbFunction {
  * whose bodies PostgreSQL checks at creation, and for triggers created after their function.
  */
 export function functionFiles(): DbFunction[] {
-  const all = fs.readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith('.sql')).sort().map((f) => ({
-    name: f.replace(/\.sql$/, ''),
-    sql: fs.readFileSync(path.join(FUNCTIONS_DIR, f), 'utf8'),
-  }));
+  const all = fs
+    .readdirSync(FUNCTIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => ({
+      name: f.replace(/\.sql$/, ''),
+      sql: fs.readFileSync(path.join(FUNCTIONS_DIR, f), 'utf8'),
+    }));
   const body = (f: DbFunction) => f.sql.replace(/--[^\n]*/g, '');
   const calls = new Map(all.map((f) => [f.name, all.filter((g) => g !== f && new RegExp(`\\b${g.name}\\s*\\(`).test(body(f)))]));
   const ordered: DbFunction[] = [];
@@ -106,8 +113,10 @@ export async function migrate(pool: Pool): Promise<MigrationResult> {
         await client.query('insert into schema_migrations (version) values ($1)', [BASELINE]);
       } else if (done.size > 0) {
         const last = [...done].sort().at(-1);
-        throw new Error(`this database stopped at migration ${last}, before ${LAST_OF_HISTORY}: migrate it with the release `
-          + 'that still has the numbered history (001 to 071) first, then with this one');
+        throw new Error(
+          `this database stopped at migration ${last}, before ${LAST_OF_HISTORY}: migrate it with the release ` +
+            'that still has the numbered history (001 to 071) first, then with this one',
+        );
       } else {
         await inTransaction(client, 'schema.sql', async () => {
           await client.query(fs.readFileSync(SCHEMA_FILE, 'utf8'));

@@ -306,7 +306,7 @@ export const COLUMNS = {
     seen_at: 'timestamptz',
     lock_key: 'int4 null',
     lost_at: 'timestamptz null',
-  }
+  },
 } as const;
 
 /** How node-postgres hands each column type to the service (src/db/pool.ts parses int8 as a number). */
@@ -342,25 +342,31 @@ export type CalendarBusyRow = Row<'calendar_busy'>;
 export type CalendarEventWriteRow = Row<'calendar_event_writes'>;
 export type ApiKeyRow = Row<'api_keys', { kind: KeyKind; mode: Mode }>;
 export type IdempotencyKeyRow = Row<'idempotency_keys', { state: IdempotencyState }>;
-export type BookingRow = Row<'bookings', {
-  mode: Mode;
-  status: BookingStatus;
-  attendee: Attendee;
-  custom_fields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-}>;
+export type BookingRow = Row<
+  'bookings',
+  {
+    mode: Mode;
+    status: BookingStatus;
+    attendee: Attendee;
+    custom_fields: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+  }
+>;
 export type BookingMemberRow = Row<'booking_members', { mode: Mode }>;
 export type MemberBookingCountRow = Row<'member_booking_counts', { mode: Mode }>;
 export type BookingEventRow = Row<'booking_events', { mode: Mode; type: BookingEventType; payload: BookingEventPayload }>;
 export type WebhookRow = Row<'webhooks', { mode: Mode }>;
 export type WebhookMessageRow = Row<'webhook_messages', { status: DeliveryStatus }>;
 export type WebhookDeliveryRow = Row<'webhook_deliveries', { status: DeliveryStatus }>;
-export type EmailRow = Row<'email_outbox', {
-  mode: Mode;
-  recipient_role: EmailRecipientRole;
-  ics_method: IcsMethod | null;
-  status: EmailStatus;
-}>;
+export type EmailRow = Row<
+  'email_outbox',
+  {
+    mode: Mode;
+    recipient_role: EmailRecipientRole;
+    ics_method: IcsMethod | null;
+    status: EmailStatus;
+  }
+>;
 export type CalendarSequenceRow = Row<'calendar_sequences'>;
 export type WorkerHeartbeatRow = Row<'worker_heartbeats'>;
 

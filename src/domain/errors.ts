@@ -16,11 +16,7 @@ export const ERROR_TYPES = [
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
 export type PreconditionCode =
-  | 'precondition_failed'
-  | 'cancellation_disabled'
-  | 'cancellation_cutoff_passed'
-  | 'terminal_state'
-  | 'idempotency_key_reused';
+  'precondition_failed' | 'cancellation_disabled' | 'cancellation_cutoff_passed' | 'terminal_state' | 'idempotency_key_reused';
 
 /**
  * Every `error.code` the service answers with: the spec's table and the 422 codes of decisions §6.

@@ -5,10 +5,7 @@ import type { Scope } from '../domain/auth/scopes.ts';
  * without /v1. `public` routes need no key; `optional` routes accept a key and then check it;
  * `publishable` says whether a pk_ key holding the scope may call it.
  */
-export type Access =
-  | { kind: 'public' }
-  | { kind: 'optional' }
-  | { kind: 'key'; scope: Scope; publishable: boolean };
+export type Access = { kind: 'public' } | { kind: 'optional' } | { kind: 'key'; scope: Scope; publishable: boolean };
 
 const key = (scope: Scope, publishable = false): Access => ({ kind: 'key', scope, publishable });
 

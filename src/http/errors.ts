@@ -3,9 +3,7 @@ import { DATE_RULE, DATE_TIME_RULE } from '../lib/dates.ts';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import {
-  DomainError, HeadersTooLarge, NotFound, PayloadTooLarge, RequestTimeout, UriTooLong, ValidationError,
-} from '../domain/errors.ts';
+import { DomainError, HeadersTooLarge, NotFound, PayloadTooLarge, RequestTimeout, UriTooLong, ValidationError } from '../domain/errors.ts';
 
 export interface ErrorBody {
   success: false;
@@ -25,7 +23,10 @@ interface AjvIssue {
 
 /** Turns Ajv's JSON pointer into the field name a client sent, e.g. "attendee.email" or "custom_fields[0].type". */
 function fieldOf(issue: AjvIssue): string {
-  const segments = issue.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = issue.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
   if (typeof extra === 'string') segments.push(extra);
   return segments.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
@@ -182,7 +183,5 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (known) return sendError(reply, known);
     return sendInternalError(request, reply, err);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new NotFound(`no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, new NotFound(`no route ${request.method} ${request.url.split('?')[0]}`)));
 }

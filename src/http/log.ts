@@ -1,12 +1,7 @@
 import type { LoggerOptions } from 'pino';
 
 /** Headers that carry a key or a session; pino replaces their values. */
-export const REDACT = [
-  'req.headers.authorization',
-  'req.headers["service-api-key"]',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-];
+export const REDACT = ['req.headers.authorization', 'req.headers["service-api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
 export const REDACTED = '[redacted]';
 

@@ -17,14 +17,19 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  * so the routing, webhook, email and job metrics of separate worker processes can be scraped
  * too. Same format and METRICS_TOKEN rule as the API's /metrics.
  */
-export async function serveMetrics(host: string, port: number, token: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveMetrics(
+  host: string,
+  port: number,
+  token: string | undefined,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     void (async () => {
       const json = (status: number, type: string, message: string) => {
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify({ success: false, error: { type, code: status === 401 ? 'unauthorized' : 'not_found', message } }));
       };
-      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return json(404, 'not_found_error', 'only GET /metrics is served here');
+      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics')
+        return json(404, 'not_found_error', 'only GET /metrics is served here');
       if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
         return json(401, 'authentication_error', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
       }

@@ -317,7 +317,7 @@ export const INFO = {
 export const TAGS = [
   { name: 'bookings', description: 'Create, read, list, update, reschedule, confirm, complete, mark no-show and cancel bookings.' },
   { name: 'event types', description: 'The rules of a bookable meeting: length, buffers, notice, hosts and the booking form.' },
-  { name: 'availability', description: 'Bookable slots of an event type, and a user\'s free and busy blocks.' },
+  { name: 'availability', description: "Bookable slots of an event type, and a user's free and busy blocks." },
   { name: 'team members', description: 'The people who host bookings, and who is free on a date.' },
   { name: 'calendars', description: 'Calendar integrations of team members (read-only metadata, never credentials).' },
   { name: 'webhooks', description: 'Subscriptions to booking events, their delivery history, and the payloads they receive.' },

@@ -46,7 +46,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (this.link.state() !== 'ok') return this.local.hit(bucket, resetAt);
     const key = `booking-service:rl:${bucket}:${resetAt}`;
     try {
-      const result = await this.link.redis.multi().incr(key).pexpireat(key, resetAt + 1000).exec();
+      const result = await this.link.redis
+        .multi()
+        .incr(key)
+        .pexpireat(key, resetAt + 1000)
+        .exec();
       const count = Number(result?.[0]?.[1]);
       if (!Number.isFinite(count)) throw new Error(String(result?.[0]?.[0] ?? 'no count'));
       return count;

@@ -54,7 +54,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installRequestId(app);
   installObservability(app);
   installAuth(app, deps.db);
-  installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest }, () => deps.now().getTime());
+  installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest }, () =>
+    deps.now().getTime(),
+  );
   installHostileText(app);
   installAliases(app);
   installIdempotency(app, deps.db);

@@ -63,7 +63,11 @@ export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): Hea
 
   const connect = async () => {
     if (stopped) return;
-    const c = new pg.Client({ ...(db as unknown as { options: pg.ClientConfig }).options, application_name: 'booking-service worker liveness', keepAlive: true });
+    const c = new pg.Client({
+      ...(db as unknown as { options: pg.ClientConfig }).options,
+      application_name: 'booking-service worker liveness',
+      keepAlive: true,
+    });
     c.on('error', () => {});
     c.on('end', () => {
       if (client !== c) return;
@@ -163,5 +167,10 @@ export function startHeartbeat(db: Pool, events: EventEmitter, log: Logger): Hea
 
 /** Unlocks the jobs of dead worker pools (see startHeartbeat); answers the pools unlocked. */
 export async function recoverDeadWorkers(db: Pool | pg.Client, decide = true): Promise<string[]> {
-  return unlockDeadPools(db, { lostSeconds: LOST_AFTER_SECONDS, staleSeconds: DEAD_AFTER_SECONDS, unknownSeconds: UNKNOWN_POOL_SECONDS, decide });
+  return unlockDeadPools(db, {
+    lostSeconds: LOST_AFTER_SECONDS,
+    staleSeconds: DEAD_AFTER_SECONDS,
+    unknownSeconds: UNKNOWN_POOL_SECONDS,
+    decide,
+  });
 }

@@ -58,38 +58,39 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
   const heartbeat = startHeartbeat(deps.db, events, deps.log);
   // the lock is held before the pool fetches its first job
   await heartbeat.ready;
-  const launch = () => run({
-    events,
-    pgPool: deps.db,
-    concurrency: deps.config.workerConcurrency,
-    noHandleSignals: true,
-    // New jobs arrive through LISTEN/NOTIFY within milliseconds. A job scheduled for later (a
-    // webhook retry: 1 s, 5 s, ...) is only found by a poll, so the poll is short enough for the
-    // first retry to keep "about 1 s"; an idle poll is one indexed query.
-    pollInterval: 500,
-    preset: {
-      worker: {
-        // Under load (2 jobs per booking, routing and mail; 4 when webhooks subscribe) one query fetches and locks a batch of jobs
-        // instead of each of the `concurrency` slots racing for one job per query, and
-        // completions made in the same tick are deleted together. A crash loses nothing: a
-        // locked job that was not completed runs again once a live worker unlocks it (heartbeat.ts),
-        // exactly as a job that finished just before its completion query always could.
-        localQueue: { size: deps.config.workerConcurrency * 2 },
-        completeJobBatchDelay: 0,
-        // Failures batched too: unbatched, a failure whose own query fails (a connection
-        // terminated at that moment) is a promise nobody handles, which ends the process; batched,
-        // it makes the pool give up, and a new pool replaces it (below).
-        failJobBatchDelay: 0,
+  const launch = () =>
+    run({
+      events,
+      pgPool: deps.db,
+      concurrency: deps.config.workerConcurrency,
+      noHandleSignals: true,
+      // New jobs arrive through LISTEN/NOTIFY within milliseconds. A job scheduled for later (a
+      // webhook retry: 1 s, 5 s, ...) is only found by a poll, so the poll is short enough for the
+      // first retry to keep "about 1 s"; an idle poll is one indexed query.
+      pollInterval: 500,
+      preset: {
+        worker: {
+          // Under load (2 jobs per booking, routing and mail; 4 when webhooks subscribe) one query fetches and locks a batch of jobs
+          // instead of each of the `concurrency` slots racing for one job per query, and
+          // completions made in the same tick are deleted together. A crash loses nothing: a
+          // locked job that was not completed runs again once a live worker unlocks it (heartbeat.ts),
+          // exactly as a job that finished just before its completion query always could.
+          localQueue: { size: deps.config.workerConcurrency * 2 },
+          completeJobBatchDelay: 0,
+          // Failures batched too: unbatched, a failure whose own query fails (a connection
+          // terminated at that moment) is a promise nobody handles, which ends the process; batched,
+          // it makes the pool give up, and a new pool replaces it (below).
+          failJobBatchDelay: 0,
+        },
       },
-    },
-    taskList: buildTaskList(deps),
-    parsedCronItems: parseCrontab(CRONTAB),
-    logger: queueLogger(deps),
-  }).then((runner) => {
-    // its end is watched through its events (below); an error there must not end the process
-    runner.promise.catch((err: unknown) => deps.log.debug({ err: (err as Error)?.message }, 'a job worker pool ended with an error'));
-    return runner;
-  });
+      taskList: buildTaskList(deps),
+      parsedCronItems: parseCrontab(CRONTAB),
+      logger: queueLogger(deps),
+    }).then((runner) => {
+      // its end is watched through its events (below); an error there must not end the process
+      runner.promise.catch((err: unknown) => deps.log.debug({ err: (err as Error)?.message }, 'a job worker pool ended with an error'));
+      return runner;
+    });
   let current: Runner;
   try {
     current = await launch();
@@ -117,7 +118,10 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
   const gaveUp = ({ workerPool, message }: { workerPool: { id: string }; message?: string }) => {
     if (stopping || givenUp.has(workerPool.id)) return;
     givenUp.add(workerPool.id);
-    deps.log.error({ pool: workerPool.id, reason: message ?? 'ended' }, 'the job worker pool gave up; its jobs are released and a new pool starts');
+    deps.log.error(
+      { pool: workerPool.id, reason: message ?? 'ended' },
+      'the job worker pool gave up; its jobs are released and a new pool starts',
+    );
     heartbeat.release(workerPool.id);
     void replace();
   };

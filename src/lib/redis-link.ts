@@ -63,7 +63,10 @@ export function connectRedis(url: string, log: Pick<Logger, 'warn' | 'info'>): R
     announced = true;
     if (next === 'ok') log.info({ redis: address }, `Redis at ${address} is reachable: rate limits and caches are shared through it`);
     else {
-      log.warn({ redis: address, reason: why }, `Redis at ${address} is unreachable (${why ?? 'no connection'}): rate limits count per process and caches are local until it answers again`);
+      log.warn(
+        { redis: address, reason: why },
+        `Redis at ${address} is unreachable (${why ?? 'no connection'}): rate limits count per process and caches are local until it answers again`,
+      );
     }
     for (const l of listeners) l(next);
   };

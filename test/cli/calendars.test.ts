@@ -50,11 +50,27 @@ after(async () => {
 });
 
 const connect = (extra: string[] = [], url = `${radicale.url}/`) =>
-  runCli(['calendars', 'connect', '--org', 'org_northwind', '--member', MEMBERS.amara, '--url', url, '--username', 'amara',
-    '--password-env', 'CAL_PASSWORD', ...extra], env);
+  runCli(
+    [
+      'calendars',
+      'connect',
+      '--org',
+      'org_northwind',
+      '--member',
+      MEMBERS.amara,
+      '--url',
+      url,
+      '--username',
+      'amara',
+      '--password-env',
+      'CAL_PASSWORD',
+      ...extra,
+    ],
+    env,
+  );
 
 describe('booking-service calendars', { skip }, () => {
-  it('connect discovers the account\'s event calendars from the server URL and records them; the password is never printed', async () => {
+  it("connect discovers the account's event calendars from the server URL and records them; the password is never printed", async () => {
     const r = await connect(['--primary', 'Personal']);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
@@ -68,10 +84,13 @@ describe('booking-service calendars', { skip }, () => {
          join calendar_connections k on k.calendar_id = c.id where c.user_id = $1 order by c.calendar_name`,
       [MEMBERS.amara],
     );
-    assert.deepEqual(rows.rows.map((x) => [x.provider, x.calendar_name, x.is_primary, x.sync_status]), [
-      ['CALDAV', 'Personal', true, 'PENDING'],
-      ['CALDAV', 'Work', false, 'PENDING'],
-    ]);
+    assert.deepEqual(
+      rows.rows.map((x) => [x.provider, x.calendar_name, x.is_primary, x.sync_status]),
+      [
+        ['CALDAV', 'Personal', true, 'PENDING'],
+        ['CALDAV', 'Work', false, 'PENDING'],
+      ],
+    );
     for (const x of rows.rows) assert.ok(!x.password_encrypted.includes(PASSWORD));
     const jobs = await db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'sync-calendar'`);
     assert.equal(jobs.rows[0].n, 2);
@@ -87,7 +106,8 @@ describe('booking-service calendars', { skip }, () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines.length, 2);
-    for (const line of lines) assert.match(line, /^cal_\w+ {2}SUCCESS {2}events=\d+ skipped=0 busy_blocks=\d+ requests=\d+ duration_ms=\d+$/);
+    for (const line of lines)
+      assert.match(line, /^cal_\w+ {2}SUCCESS {2}events=\d+ skipped=0 busy_blocks=\d+ requests=\d+ duration_ms=\d+$/);
     assert.ok(lines.some((l) => /events=1 skipped=0 busy_blocks=1 /.test(l)));
     assert.ok(!(r.stdout + r.stderr).includes(PASSWORD));
     assert.ok(!(r.stdout + r.stderr).includes(Buffer.from(`amara:${PASSWORD}`).toString('base64')));
@@ -100,17 +120,64 @@ describe('booking-service calendars', { skip }, () => {
     const http = await connect([], 'http://calendar.example.com/dav/');
     assert.equal(http.code, 1);
     assert.match(http.stderr, /url: must use https \(http is allowed only on a loopback host\)/);
-    const noPassword = await runCli(['calendars', 'connect', '--org', 'org_northwind', '--member', MEMBERS.amara, '--url', radicale.url,
-      '--username', 'amara', '--password-env', 'UNSET_VARIABLE'], env);
+    const noPassword = await runCli(
+      [
+        'calendars',
+        'connect',
+        '--org',
+        'org_northwind',
+        '--member',
+        MEMBERS.amara,
+        '--url',
+        radicale.url,
+        '--username',
+        'amara',
+        '--password-env',
+        'UNSET_VARIABLE',
+      ],
+      env,
+    );
     assert.equal(noPassword.code, 2);
     assert.match(noPassword.stderr, /UNSET_VARIABLE/);
-    const wrong = await runCli(['calendars', 'connect', '--org', 'org_northwind', '--member', MEMBERS.amara, '--url', radicale.url,
-      '--username', 'amara', '--password-env', 'WRONG'], { ...env, WRONG: 'nope' });
+    const wrong = await runCli(
+      [
+        'calendars',
+        'connect',
+        '--org',
+        'org_northwind',
+        '--member',
+        MEMBERS.amara,
+        '--url',
+        radicale.url,
+        '--username',
+        'amara',
+        '--password-env',
+        'WRONG',
+      ],
+      { ...env, WRONG: 'nope' },
+    );
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /401/);
     assert.ok(!wrong.stderr.includes('nope'));
-    const unknown = await runCli(['calendars', 'connect', '--org', 'org_northwind', '--member', MEMBERS.amara, '--url', radicale.url,
-      '--username', 'amara', '--password-env', 'CAL_PASSWORD', '--primary', 'Holidays'], env);
+    const unknown = await runCli(
+      [
+        'calendars',
+        'connect',
+        '--org',
+        'org_northwind',
+        '--member',
+        MEMBERS.amara,
+        '--url',
+        radicale.url,
+        '--username',
+        'amara',
+        '--password-env',
+        'CAL_PASSWORD',
+        '--primary',
+        'Holidays',
+      ],
+      env,
+    );
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no calendar named "Holidays" \(found: /);
   });

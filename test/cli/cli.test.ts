@@ -62,7 +62,10 @@ describe('booking-service CLI', () => {
   it('two migrate processes started together apply each migration once', async () => {
     const other = await createTestDatabase({ migrate: false });
     try {
-      const [a, b] = await Promise.all([runCli(['migrate'], { DATABASE_URL: other.url }), runCli(['migrate'], { DATABASE_URL: other.url })]);
+      const [a, b] = await Promise.all([
+        runCli(['migrate'], { DATABASE_URL: other.url }),
+        runCli(['migrate'], { DATABASE_URL: other.url }),
+      ]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(b.code, 0, b.stderr);
       const r = await other.pool.query('select version, count(*)::int n from schema_migrations group by version');
@@ -75,17 +78,62 @@ describe('booking-service CLI', () => {
 
   it('refuses a bad seed file whole, naming the path, and writes nothing', async () => {
     const cases: [string, (s: ReturnType<typeof demoSeed>) => void, RegExp][] = [
-      ['timezone', (s) => (s.organizations[0].members[2].timezone = 'Mars/Base'), /organizations\[0\]\.members\[2\]\.timezone: unknown time zone "Mars\/Base"/],
-      ['HH:MM', (s) => (s.organizations[0].members[0].working_hours[0].start = '9am'), /members\[0\]\.working_hours\[0\]\.start: expected HH:MM/],
-      ['end before start', (s) => (s.organizations[0].members[0].working_hours[0].end = '08:00'), /members\[0\]\.working_hours\[0\]\.end: end 08:00 is not after start 09:00/],
+      [
+        'timezone',
+        (s) => (s.organizations[0].members[2].timezone = 'Mars/Base'),
+        /organizations\[0\]\.members\[2\]\.timezone: unknown time zone "Mars\/Base"/,
+      ],
+      [
+        'HH:MM',
+        (s) => (s.organizations[0].members[0].working_hours[0].start = '9am'),
+        /members\[0\]\.working_hours\[0\]\.start: expected HH:MM/,
+      ],
+      [
+        'end before start',
+        (s) => (s.organizations[0].members[0].working_hours[0].end = '08:00'),
+        /members\[0\]\.working_hours\[0\]\.end: end 08:00 is not after start 09:00/,
+      ],
       ['unknown team', (s) => (s.organizations[0].members[1].team_id = 'team_nope'), /members\[1\]\.team_id: unknown team "team_nope"/],
-      ['unknown host', (s) => (s.organizations[0].event_types[0].host_ids = ['00000000-0000-4000-8000-000000000000']), /event_types\[0\]\.host_ids\[0\]: unknown member/],
-      ['duplicate id', (s) => (s.organizations[0].members[1].id = s.organizations[0].members[0].id), /members\[1\]\.id: duplicate member id/],
-      ['unknown scope', (s) => s.organizations[0].api_keys[0].scopes.push('bookings:destroy'), /api_keys\[0\]\.scopes\[10\]: unknown scope "bookings:destroy"/],
-      ['bad prefix', (s) => (s.organizations[0].api_keys[0].key = 'xk_test_northwind_demo_0001'), /api_keys\[0\]\.key: must start with pk_live_, pk_test_, sk_live_ or sk_test_/],
-      ['secret scope on pk', (s) => s.organizations[0].api_keys[1].scopes.push('calendars:read'), /api_keys\[1\]\.scopes\[3\]: scope "calendars:read" is for secret keys only/],
+      [
+        'unknown host',
+        (s) => (s.organizations[0].event_types[0].host_ids = ['00000000-0000-4000-8000-000000000000']),
+        /event_types\[0\]\.host_ids\[0\]: unknown member/,
+      ],
+      [
+        'duplicate id',
+        (s) => (s.organizations[0].members[1].id = s.organizations[0].members[0].id),
+        /members\[1\]\.id: duplicate member id/,
+      ],
+      [
+        'unknown scope',
+        (s) => s.organizations[0].api_keys[0].scopes.push('bookings:destroy'),
+        /api_keys\[0\]\.scopes\[10\]: unknown scope "bookings:destroy"/,
+      ],
+      [
+        'bad prefix',
+        (s) => (s.organizations[0].api_keys[0].key = 'xk_test_northwind_demo_0001'),
+        /api_keys\[0\]\.key: must start with pk_live_, pk_test_, sk_live_ or sk_test_/,
+      ],
+      [
+        'secret scope on pk',
+        (s) => s.organizations[0].api_keys[1].scopes.push('calendars:read'),
+        /api_keys\[1\]\.scopes\[3\]: scope "calendars:read" is for secret keys only/,
+      ],
       // the last organization is valid up to its last key: nothing of the first may be written
-      ['late error', (s) => s.organizations.push({ ...s.organizations[0], id: 'org_2', teams: [{ id: 'team_x', name: 'X' }], members: [], event_types: [], calendars: [], api_keys: [{ key: 'sk_test_bad', name: 'k', scopes: [] }] }), /organizations\[1\]\.api_keys\[0\]\.key/],
+      [
+        'late error',
+        (s) =>
+          s.organizations.push({
+            ...s.organizations[0],
+            id: 'org_2',
+            teams: [{ id: 'team_x', name: 'X' }],
+            members: [],
+            event_types: [],
+            calendars: [],
+            api_keys: [{ key: 'sk_test_bad', name: 'k', scopes: [] }],
+          }),
+        /organizations\[1\]\.api_keys\[0\]\.key/,
+      ],
     ];
     for (const [name, mutate, message] of cases) {
       const seed = demoSeed();
@@ -108,8 +156,13 @@ describe('booking-service CLI', () => {
     assert.equal(await count('members'), 3);
     assert.equal(await count('api_keys'), 2);
     const keys = await db.pool.query('select key_hash from api_keys');
-    assert.ok(keys.rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)), 'only hashes are stored');
-    const raw = await db.pool.query("select count(*)::int n from api_keys where key_hash like '%northwind%' or key_prefix = 'sk_test_northwind_demo_server_key_0001'");
+    assert.ok(
+      keys.rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)),
+      'only hashes are stored',
+    );
+    const raw = await db.pool.query(
+      "select count(*)::int n from api_keys where key_hash like '%northwind%' or key_prefix = 'sk_test_northwind_demo_server_key_0001'",
+    );
     assert.equal(raw.rows[0].n, 0);
 
     const before = await db.pool.query('select id, updated_at from members order by id');
@@ -140,7 +193,10 @@ describe('booking-service CLI', () => {
     const stored = await db.pool.query('select kind, mode, scopes from api_keys where name = $1', ['CI key']);
     assert.deepEqual(stored.rows[0], { kind: 'secret', mode: 'live', scopes: ['event-types:read', 'team:read'] });
 
-    const bad = await runCli(['keys', 'create', '--org', 'org_northwind', '--name', 'x', '--scopes', 'calendars:read', '--type', 'publishable'], { DATABASE_URL: db.url });
+    const bad = await runCli(
+      ['keys', 'create', '--org', 'org_northwind', '--name', 'x', '--scopes', 'calendars:read', '--type', 'publishable'],
+      { DATABASE_URL: db.url },
+    );
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /--scopes: scope "calendars:read" is for secret keys only/);
     const noOrg = await runCli(['keys', 'create', '--org', 'org_nope', '--name', 'x', '--scopes', 'team:read'], { DATABASE_URL: db.url });
@@ -178,10 +234,28 @@ describe('booking-service CLI', () => {
       // allowed once a publishable key lists it, not when the 10 s cache expires
       const origin = 'https://shop.cli-test.example';
       const preflight = () =>
-        fetch(`http://127.0.0.1:${port}/v1/event-types`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+        fetch(`http://127.0.0.1:${port}/v1/event-types`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'GET' },
+        });
       assert.equal((await preflight()).status, 403);
-      const widget = await runCli(['keys', 'create', '--org', 'org_northwind', '--name', 'Shop widget', '--scopes', 'event-types:read',
-        '--type', 'publishable', '--allowed-origins', origin], { DATABASE_URL: db.url });
+      const widget = await runCli(
+        [
+          'keys',
+          'create',
+          '--org',
+          'org_northwind',
+          '--name',
+          'Shop widget',
+          '--scopes',
+          'event-types:read',
+          '--type',
+          'publishable',
+          '--allowed-origins',
+          origin,
+        ],
+        { DATABASE_URL: db.url },
+      );
       assert.equal(widget.code, 0, widget.stderr);
       let allowed = 0;
       for (let i = 0; i < 30 && allowed !== 204; i++) {
@@ -197,14 +271,35 @@ describe('booking-service CLI', () => {
 
   it('keys create also takes the other usual spellings of its options', async () => {
     const created = await runCli(
-      ['keys', 'create', '--organization', 'org_northwind', '--name', 'Widget', '--scope', 'bookings:create', '--scope', 'event-types:read',
-        '--publishable', '--live', '--allowed-origin', 'https://a.example', '--allowed-origin', 'https://b.example'],
+      [
+        'keys',
+        'create',
+        '--organization',
+        'org_northwind',
+        '--name',
+        'Widget',
+        '--scope',
+        'bookings:create',
+        '--scope',
+        'event-types:read',
+        '--publishable',
+        '--live',
+        '--allowed-origin',
+        'https://a.example',
+        '--allowed-origin',
+        'https://b.example',
+      ],
       { DATABASE_URL: db.url },
     );
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout.trim(), /^pk_live_/);
     const stored = await db.pool.query('select kind, mode, scopes, allowed_origins from api_keys where name = $1', ['Widget']);
-    assert.deepEqual(stored.rows[0], { kind: 'publishable', mode: 'live', scopes: ['bookings:create', 'event-types:read'], allowed_origins: ['https://a.example', 'https://b.example'] });
+    assert.deepEqual(stored.rows[0], {
+      kind: 'publishable',
+      mode: 'live',
+      scopes: ['bookings:create', 'event-types:read'],
+      allowed_origins: ['https://a.example', 'https://b.example'],
+    });
   });
 
   it('a bad environment variable exits non-zero with one line naming it', async () => {
@@ -213,7 +308,10 @@ describe('booking-service CLI', () => {
       [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nope' }, /^DATABASE_URL: cannot connect to the database/],
       [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: protocol must be one of/],
       [{ WEBHOOK_RETRY_SCHEDULE: 'x', DATABASE_URL: db.url }, /^WEBHOOK_RETRY_SCHEDULE: expected comma-separated seconds/],
-      [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_ENV: 'production', DATABASE_URL: db.url }, /^WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production$/],
+      [
+        { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_ENV: 'production', DATABASE_URL: db.url },
+        /^WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true when NODE_ENV=production$/,
+      ],
       [{ SMTP_URL: 'not a url', DATABASE_URL: db.url }, /^SMTP_URL: not a valid URL$/],
       [{ HOST: 'not a host', DATABASE_URL: db.url }, /^HOST: must be an IP address or a host name, got "not a host"$/],
     ];
@@ -253,7 +351,13 @@ describe('booking-service CLI', () => {
     const metricsPort = await freePort();
     const worker = startCli(
       ['worker'],
-      { DATABASE_URL: db.url, LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', METRICS_PORT: String(metricsPort), METRICS_TOKEN: 'tok' },
+      {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        METRICS_PORT: String(metricsPort),
+        METRICS_TOKEN: 'tok',
+      },
       /worker ready/,
     );
     try {
@@ -286,7 +390,13 @@ describe('booking-service CLI', () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
     const port = await freePort();
-    const serve = startCli(['serve'], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, /booking service ready/, 90_000, old);
+    const serve = startCli(
+      ['serve'],
+      { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      /booking service ready/,
+      90_000,
+      old,
+    );
     await serve.started;
     assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
     serve.child.kill('SIGTERM');
@@ -320,7 +430,11 @@ describe('booking-service CLI', () => {
   });
 
   it('an unexpected argument exits 2 naming it, before touching the database', async () => {
-    for (const [args, name] of [[['seed', 'a.json', 'b.json'], 'b.json'], [['migrate', 'now'], 'now'], [['serve', 'x'], 'x']] as const) {
+    for (const [args, name] of [
+      [['seed', 'a.json', 'b.json'], 'b.json'],
+      [['migrate', 'now'], 'now'],
+      [['serve', 'x'], 'x'],
+    ] as const) {
       const result = await runCli([...args], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nope' });
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, new RegExp(`^${args[0]}: unexpected argument "${name}"`, 'm'));

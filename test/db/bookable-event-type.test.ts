@@ -27,20 +27,26 @@ async function sameAsSeparateReads(id: string): Promise<void> {
   assert.ok(hosts.every((h) => h.created_at instanceof Date && h.updated_at instanceof Date));
 }
 
-it('a team type: its active team members, oldest first, with the separate reads\' types and values', async () => {
+it("a team type: its active team members, oldest first, with the separate reads' types and values", async () => {
   for (const id of ['et_intro_call', 'et_planning_session', 'et_onboarding']) await sameAsSeparateReads(id);
 });
 
 it('a type with host_ids: those hosts in that order, inactive ones left out', async () => {
   await db.pool.query(`update event_types set host_ids = $1 where id = 'et_planning_session'`, [[MEMBERS.jonas, MEMBERS.amara]]);
   await sameAsSeparateReads('et_planning_session');
-  assert.deepEqual((await findBookable(db.pool, 'org_northwind', 'et_planning_session'))!.hosts.map((h) => h.id), [MEMBERS.jonas, MEMBERS.amara]);
+  assert.deepEqual(
+    (await findBookable(db.pool, 'org_northwind', 'et_planning_session'))!.hosts.map((h) => h.id),
+    [MEMBERS.jonas, MEMBERS.amara],
+  );
   await db.pool.query(`update members set is_active = false where id = $1`, [MEMBERS.jonas]);
-  assert.deepEqual((await findBookable(db.pool, 'org_northwind', 'et_planning_session'))!.hosts.map((h) => h.id), [MEMBERS.amara]);
+  assert.deepEqual(
+    (await findBookable(db.pool, 'org_northwind', 'et_planning_session'))!.hosts.map((h) => h.id),
+    [MEMBERS.amara],
+  );
   await db.pool.query(`update members set is_active = true where id = $1`, [MEMBERS.jonas]);
 });
 
-it('nothing for an inactive type or another organization\'s', async () => {
+it("nothing for an inactive type or another organization's", async () => {
   await db.pool.query(`update event_types set is_active = false where id = 'et_onboarding'`);
   assert.equal(await findBookable(db.pool, 'org_northwind', 'et_onboarding'), undefined);
   assert.equal(await findBookable(db.pool, 'org_northwind', 'et_globex_demo'), undefined);

@@ -20,7 +20,10 @@ const OLD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtu
 
 async function migrateWithHistory(pool: Pool, upTo = '999'): Promise<void> {
   await pool.query('create table schema_migrations (version text primary key, applied_at timestamptz not null default now())');
-  for (const file of fs.readdirSync(OLD).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of fs
+    .readdirSync(OLD)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     const version = file.replace(/\.sql$/, '');
     if (version > upTo) break;
     const client = await pool.connect();
@@ -91,11 +94,15 @@ describe('a database built by the numbered history 001 … 071', () => {
       eventTypes: (await old.pool.query('select * from event_types order by id')).rows,
     });
     const before = await snapshot();
-    assert.equal(before.counts.length, 1, 'the history\'s hold trigger counted the hold');
+    assert.equal(before.counts.length, 1, "the history's hold trigger counted the hold");
 
     const result = await migrate(old.pool);
     // the baseline is not applied over the history; the numbered migrations after it are
-    assert.deepEqual(result.applied, migrationFiles().map((f) => f.replace(/\.sql$/, '')), 'the baseline is not applied over the history');
+    assert.deepEqual(
+      result.applied,
+      migrationFiles().map((f) => f.replace(/\.sql$/, '')),
+      'the baseline is not applied over the history',
+    );
     const versions = (await old.pool.query('select version from schema_migrations order by version')).rows.map((r) => r.version);
     assert.ok(versions.includes('baseline') && versions.includes('071_hold_contains_its_start'), versions.join(', '));
     assert.deepEqual(await snapshot(), before);
@@ -112,13 +119,14 @@ describe('a database built by the numbered history 001 … 071', () => {
                '{"name":"Bo","email":"bo@example.com"}')`,
     );
     const zone = (await old.pool.query('select timezone from members where id = $1', [MEMBERS.jonas])).rows[0].timezone as string;
-    const hold = (start: string) => old.pool.query(
-      `select hold_members(booking => 'bkg_after', hold_mode => 'test', starts => $2::timestamptz,
+    const hold = (start: string) =>
+      old.pool.query(
+        `select hold_members(booking => 'bkg_after', hold_mode => 'test', starts => $2::timestamptz,
                            blocked => tstzrange($2::timestamptz, $2::timestamptz + interval '30 minutes'),
                            candidates => array[$1::uuid], zones => array[$3], day_from => array[$2::timestamptz - interval '12 hours'],
                            day_to => array[$2::timestamptz + interval '12 hours'], collective => false, skip_busy => false) as held`,
-      [MEMBERS.jonas, start, zone],
-    );
+        [MEMBERS.jonas, start, zone],
+      );
     assert.deepEqual((await hold('2027-06-07T10:15Z')).rows[0].held, [], 'overlaps the carried-on hold');
     assert.deepEqual((await hold('2027-06-07T11:00Z')).rows[0].held, [MEMBERS.jonas]);
     const counted = await old.pool.query('select booked from member_booking_counts where member_id = $1', [MEMBERS.jonas]);

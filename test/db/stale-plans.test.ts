@@ -26,10 +26,14 @@ after(async () => {
 
 /** Prepares the statement on every connection of the pool, in and out of transactions. */
 async function warm(): Promise<void> {
-  await Promise.all(Array.from({ length: 3 }, () => transaction(pool, async (tx) => {
-    await rows(tx, SELECT);
-    await new Promise((r) => setTimeout(r, 20));
-  })));
+  await Promise.all(
+    Array.from({ length: 3 }, () =>
+      transaction(pool, async (tx) => {
+        await rows(tx, SELECT);
+        await new Promise((r) => setTimeout(r, 20));
+      }),
+    ),
+  );
   for (let i = 0; i < 6; i++) await rows(pool, SELECT);
 }
 
@@ -45,7 +49,10 @@ it('a statement on the pool answers the new columns after a migration', async ()
 it('a transaction that meets a stale statement fails once, and the next ones get fresh connections', async () => {
   await warm();
   await db.pool.query('alter table plan_probe add column c int default 8');
-  await assert.rejects(transaction(pool, (tx) => rows(tx, SELECT)), (e: { code?: string }) => e.code === '0A000');
+  await assert.rejects(
+    transaction(pool, (tx) => rows(tx, SELECT)),
+    (e: { code?: string }) => e.code === '0A000',
+  );
   for (let i = 0; i < 4; i++) assert.deepEqual(await transaction(pool, (tx) => rows(tx, SELECT)), [{ a: 1, b: 7, c: 8 }]);
   assert.deepEqual(await rows(pool, SELECT), [{ a: 1, b: 7, c: 8 }]);
 });

@@ -62,7 +62,9 @@ describe('kill -9 under load', () => {
     const notOk = load.results.filter((r) => r.status !== 201 && r.status !== 0);
     const pending = await unrouted(db.pool, acknowledged);
     console.log(`# ${heldAtKill} jobs locked by the process when it was killed`);
-    console.log(`# ${load.results.length} creates sent, ${acknowledged.length} acknowledged (201), ${notOk.length} other answers (${[...new Set(notOk.map((r) => r.status))].join(', ') || 'none'}), ${pending.length} still DRAFT at the kill`);
+    console.log(
+      `# ${load.results.length} creates sent, ${acknowledged.length} acknowledged (201), ${notOk.length} other answers (${[...new Set(notOk.map((r) => r.status))].join(', ') || 'none'}), ${pending.length} still DRAFT at the kill`,
+    );
     assert.ok(acknowledged.length > 20, 'the load made bookings');
     assert.ok(pending.length > 0, 'some acknowledged bookings were left DRAFT by the kill');
     assert.equal(notOk.filter((r) => r.status >= 500).length, 0, 'no 5xx before the kill');
@@ -73,7 +75,9 @@ describe('kill -9 under load', () => {
     const restartedAt = Date.now();
     try {
       const { ms, left } = await waitRouted(acknowledged, 30_000);
-      console.log(`# ${pending.length} acknowledged bookings DRAFT at the kill; all routed ${(ms / 1000).toFixed(1)} s after the restart (${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill)`);
+      console.log(
+        `# ${pending.length} acknowledged bookings DRAFT at the kill; all routed ${(ms / 1000).toFixed(1)} s after the restart (${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill)`,
+      );
       assert.deepEqual(left, [], `${left.length} acknowledged bookings not routed within 30 s of the restart`);
       assert.ok(Date.now() - restartedAt <= 30_000);
       assert.equal(await overlaps(db.pool), 0, 'no member holds two overlapping bookings');
@@ -112,7 +116,9 @@ describe('kill -9 under load', () => {
       const acknowledged = load.results.filter((r) => r.status === 201).map((r) => r.bookingId!);
       const fivexx = load.results.filter((r) => r.status >= 500 || r.status === 0).length;
       const { ms, left } = await waitRouted(acknowledged, 30_000);
-      console.log(`# worker killed holding ${heldAtKill} jobs; ${acknowledged.length} creates acknowledged, ${fivexx} failed; all routed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+      console.log(
+        `# worker killed holding ${heldAtKill} jobs; ${acknowledged.length} creates acknowledged, ${fivexx} failed; all routed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`,
+      );
       assert.equal(fivexx, 0, 'the API (another process) never failed');
       assert.deepEqual(left, [], `${left.length} acknowledged bookings not routed within 30 s of the kill`);
       assert.ok(ms <= 30_000);

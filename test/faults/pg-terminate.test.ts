@@ -31,7 +31,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('backends terminated under a create load: 5xx only at the kill instants, every 201 present and routed, no live worker caught', async () => {
   const port = await freePort();
-  const serve = startCli(['serve'], { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_MINUTE: '1000000' }, /booking service ready/, 60_000);
+  const serve = startCli(
+    ['serve'],
+    { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_MINUTE: '1000000' },
+    /booking service ready/,
+    60_000,
+  );
   await serve.started;
   const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await killer.connect();
@@ -41,7 +46,10 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
     const load = createLoad(() => `http://127.0.0.1:${port}`, 6);
     for (let i = 0; i < 3; i++) {
       await sleep(2000);
-      const r = await killer.query(`select count(*) filter (where pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
+      const r = await killer.query(
+        `select count(*) filter (where pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+        [name],
+      );
       kills.push({ at: Date.now(), terminated: r.rows[0].n });
     }
     await sleep(2000);
@@ -61,24 +69,48 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
       }
       return { ms: Date.now() - t0, left };
     })();
-    console.log(`# ${kills.length} kills terminating ${kills.map((k) => k.terminated).join(', ')} backends; ${load.results.length} creates, `
-      + `${acknowledged.length} acknowledged (201), ${failed.length} 5xx or reset (${[...new Set(failed.map((r) => r.status))].join(', ') || 'none'}); `
-      + `all routed ${(routedIn.ms / 1000).toFixed(1)} s after the load`);
+    console.log(
+      `# ${kills.length} kills terminating ${kills.map((k) => k.terminated).join(', ')} backends; ${load.results.length} creates, ` +
+        `${acknowledged.length} acknowledged (201), ${failed.length} 5xx or reset (${[...new Set(failed.map((r) => r.status))].join(', ') || 'none'}); ` +
+        `all routed ${(routedIn.ms / 1000).toFixed(1)} s after the load`,
+    );
     assert.equal(serve.child.exitCode, null, `serve is still running:\n${serve.output().slice(-3000)}`);
-    assert.ok(kills.every((k) => k.terminated > 0), 'each kill terminated backends');
+    assert.ok(
+      kills.every((k) => k.terminated > 0),
+      'each kill terminated backends',
+    );
     assert.ok(acknowledged.length > 20, 'the load made bookings');
-    assert.deepEqual(other.map((r) => r.status), [], 'no 4xx');
-    for (const f of failed) assert.ok(atKill(f.at), `a ${f.status} at +${f.at - kills[0]!.at} ms from the first kill, not at a kill instant`);
+    assert.deepEqual(
+      other.map((r) => r.status),
+      [],
+      'no 4xx',
+    );
+    for (const f of failed)
+      assert.ok(atKill(f.at), `a ${f.status} at +${f.at - kills[0]!.at} ms from the first kill, not at a kill instant`);
     if (routedIn.left.length > 0) {
-      const jobs = await db.pool.query(`select j.task_identifier, p.payload, j.locked_by, j.attempts, j.last_error, j.run_at from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id`);
+      const jobs = await db.pool.query(
+        `select j.task_identifier, p.payload, j.locked_by, j.attempts, j.last_error, j.run_at from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id`,
+      );
       console.log('# diagnostics: unrouted', routedIn.left.length, JSON.stringify(jobs.rows).slice(0, 3000));
       const hb = await db.pool.query(`select *, worker_pool_is_alive(pool_id) from worker_heartbeats`);
       console.log('# diagnostics: pools', JSON.stringify(hb.rows));
-      const act = await db.pool.query(`select application_name, state, wait_event, left(query, 120) q, now() - state_change as age from pg_stat_activity where datname = current_database()`);
+      const act = await db.pool.query(
+        `select application_name, state, wait_event, left(query, 120) q, now() - state_change as age from pg_stat_activity where datname = current_database()`,
+      );
       console.log('# diagnostics: sessions', JSON.stringify(act.rows));
-      const counts = await db.pool.query(`select locked_by is not null as locked, attempts, count(*)::int from graphile_worker._private_jobs group by 1, 2`);
+      const counts = await db.pool.query(
+        `select locked_by is not null as locked, attempts, count(*)::int from graphile_worker._private_jobs group by 1, 2`,
+      );
       console.log('# diagnostics: jobs', JSON.stringify(counts.rows));
-      console.log('# diagnostics: serve errors\n' + serve.output().split('\n').filter((l) => /"level":[456]0/.test(l)).slice(-25).join('\n'));
+      console.log(
+        '# diagnostics: serve errors\n' +
+          serve
+            .output()
+            .split('\n')
+            .filter((l) => /"level":[456]0/.test(l))
+            .slice(-25)
+            .join('\n'),
+      );
     }
     assert.deepEqual(routedIn.left, [], 'every acknowledged booking is routed');
     const present = await db.pool.query(`select count(*)::int as n from bookings where id = any($1::text[])`, [acknowledged]);
@@ -88,12 +120,18 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
     // declared it dead. Only a pool that graphile-worker gave up (a completion failed at a kill;
     // a new pool replaces it) has its jobs unlocked.
     await sleep(1500);
-    const lines = serve.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; pool?: string; pools?: string[] });
+    const lines = serve
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; pool?: string; pools?: string[] });
     const gaveUp = lines.filter((l) => /pool gave up/.test(l.msg)).map((l) => l.pool!);
     const unlocked = lines.filter((l) => /unlocked the jobs/.test(l.msg)).flatMap((l) => l.pools!);
     console.log(`# pools given up by graphile-worker and replaced: ${gaveUp.length}; pools unlocked: ${unlocked.length}`);
     for (const p of unlocked) assert.ok(gaveUp.includes(p), `${p} was unlocked though it had not given up`);
-    const live = await db.pool.query(`select count(*)::int as n from worker_heartbeats where worker_pool_is_alive(pool_id) and lock_key is not null`);
+    const live = await db.pool.query(
+      `select count(*)::int as n from worker_heartbeats where worker_pool_is_alive(pool_id) and lock_key is not null`,
+    );
     assert.equal(live.rows[0].n, 1, 'one pool registered with its lock held');
   } finally {
     await killer.end();

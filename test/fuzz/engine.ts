@@ -81,7 +81,10 @@ export function operationsOf(doc: Document): Operation[] {
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/v1/')) continue;
     for (const [method, raw] of Object.entries(item)) {
-      const op = raw as { parameters?: Array<{ in: string; name: string; schema: Schema; required?: boolean }>; requestBody?: { content?: Record<string, { schema: Schema }> } };
+      const op = raw as {
+        parameters?: Array<{ in: string; name: string; schema: Schema; required?: boolean }>;
+        requestBody?: { content?: Record<string, { schema: Schema }> };
+      };
       const params = op.parameters ?? [];
       ops.push({
         method: method.toUpperCase(),
@@ -103,13 +106,51 @@ export function operationsOf(doc: Document): Operation[] {
 const NESTED = (depth: number) => JSON.parse(`${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`);
 
 const NASTY_STRINGS = [
-  '', ' ', '\t\n', 'a\u0000b', '\u0000', 'a\ud800', '\udc00z', '\ud800\ud800', 'ok\ud83d\ude00', '\u202eevil', '\ufeff',
-  '2026-11-31T00:00:00Z', '2026-02-30', '2026-12-01 10:00:00Z', '2026-12-01T10:00:00', '2026-12-01T24:00:00Z', '0000-00-00',
-  '9999-99-99T99:99:99Z', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', 'yesterday',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  "' or 1=1 --", '"; drop table bookings; --', '../../../etc/passwd', '%00', '%FF', '\\u0000', '${7*7}', '{{7*7}}', '<script>alert(1)</script>',
-  'null', 'true', '-1', '1e309', 'NaN', 'Infinity', '00000000-0000-0000-0000-000000000000',
-  'x'.repeat(256), 'x'.repeat(5_000), 'é'.repeat(20_000),
+  '',
+  ' ',
+  '\t\n',
+  'a\u0000b',
+  '\u0000',
+  'a\ud800',
+  '\udc00z',
+  '\ud800\ud800',
+  'ok\ud83d\ude00',
+  '\u202eevil',
+  '\ufeff',
+  '2026-11-31T00:00:00Z',
+  '2026-02-30',
+  '2026-12-01 10:00:00Z',
+  '2026-12-01T10:00:00',
+  '2026-12-01T24:00:00Z',
+  '0000-00-00',
+  '9999-99-99T99:99:99Z',
+  '+275760-09-13T00:00:00Z',
+  '-000001-01-01T00:00:00Z',
+  'yesterday',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  "' or 1=1 --",
+  '"; drop table bookings; --',
+  '../../../etc/passwd',
+  '%00',
+  '%FF',
+  '\\u0000',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  'null',
+  'true',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '00000000-0000-0000-0000-000000000000',
+  'x'.repeat(256),
+  'x'.repeat(5_000),
+  'é'.repeat(20_000),
 ];
 
 const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -120,7 +161,18 @@ const nastyString: fc.Arbitrary<string> = fc.oneof(
 
 const nastyNumber = fc.constantFrom(-1, 0, 0.5, 1.5, -0, 1e308, -1e308, 2 ** 53 + 1, 1e-300, 86_400_000_000);
 
-const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'a\u0000', 'k\ud800', '', 'x'.repeat(41), 'id', 'status');
+const nastyKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'a\u0000',
+  'k\ud800',
+  '',
+  'x'.repeat(41),
+  'id',
+  'status',
+);
 
 /** Deep nesting, prototype keys and odd scalars, as parsed JSON. */
 const nastyValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -147,11 +199,17 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
       return [['et_intro_call'], ['et_onboarding', 'et_globex_demo', 'et_missing']];
     case 'team_id':
     case 'teamId':
-      return [['team_advisors', 'team_support'], ['team_globex', 'team_missing']];
+      return [
+        ['team_advisors', 'team_support'],
+        ['team_globex', 'team_missing'],
+      ];
     case 'assign_to':
     case 'assigned_to_id':
     case 'userId':
-      return [[MEMBERS.amara, MEMBERS.jonas], [MEMBERS.otherOrg, '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1bff']];
+      return [
+        [MEMBERS.amara, MEMBERS.jonas],
+        [MEMBERS.otherOrg, '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1bff'],
+      ];
     case 'requested_time':
     case 'start_time':
     case 'start':
@@ -161,9 +219,15 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
     case 'start_date':
     case 'end_date':
     case 'date':
-      return [['2026-12-02', '2026-12-03'], ['2026-11-31', '2026-02-29', '2026-12-02T00:00:00Z']];
+      return [
+        ['2026-12-02', '2026-12-03'],
+        ['2026-11-31', '2026-02-29', '2026-12-02T00:00:00Z'],
+      ];
     case 'phone':
-      return [['+44 20 7946 0958', null], ['abc', '+1']];
+      return [
+        ['+44 20 7946 0958', null],
+        ['abc', '+1'],
+      ];
     case 'timezone':
       return [['Europe/London', 'America/New_York', 'UTC'], ['Mars/Olympus']];
     case 'email':
@@ -172,7 +236,10 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
     case 'url':
       return [['https://127.0.0.1:9/hook'], ['http://127.0.0.1:9/hook', 'https://10.0.0.1/x', 'ftp://x', 'https://[::1]/']];
     case 'events':
-      return [[['BOOKING_CREATED'], ['BOOKING_CANCELLED', 'BOOKING_RESCHEDULED']], [[], ['BOOKING_EXPLODED']]];
+      return [
+        [['BOOKING_CREATED'], ['BOOKING_CANCELLED', 'BOOKING_RESCHEDULED']],
+        [[], ['BOOKING_EXPLODED']],
+      ];
     case 'external_id':
     case 'externalId':
       return [[...ids.externalIds, 'ext-new'], []];
@@ -181,7 +248,10 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
     case 'slug':
       return [['fuzz-call', 'intro-call'], ['Not A Slug']];
     case 'custom_fields':
-      return [[{ company: 'Engines' }, { company: 'Engines', topic: 'pensions' }], [{}, { company: 7 }]];
+      return [
+        [{ company: 'Engines' }, { company: 'Engines', topic: 'pensions' }],
+        [{}, { company: 7 }],
+      ];
     default:
       return undefined;
   }
@@ -204,7 +274,10 @@ function shaped(schema: Schema, ids: KnownIds, name: string, depth: number, h: H
   const hinted = schema.type === 'array' && name !== 'events' ? undefined : hint(name, ids, h);
   if (hinted) return hinted;
   if (name === 'metadata') {
-    return fc.oneof(fc.constant({ crm: 'A-1' }), fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }));
+    return fc.oneof(
+      fc.constant({ crm: 'A-1' }),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
+    );
   }
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
@@ -215,7 +288,8 @@ function shaped(schema: Schema, ids: KnownIds, name: string, depth: number, h: H
     case 'string':
       if (schema.format === 'date-time') return fc.constantFrom(...SLOT_TIMES);
       if (schema.format === 'date') return fc.constantFrom('2026-12-02', '2026-12-31');
-      if (schema.format === 'uuid') return fc.constantFrom(MEMBERS.amara, MEMBERS.jonas, MEMBERS.priya, '5c3f1e2a-0b7d-4c1e-9a2b-3d4e5f607182');
+      if (schema.format === 'uuid')
+        return fc.constantFrom(MEMBERS.amara, MEMBERS.jonas, MEMBERS.priya, '5c3f1e2a-0b7d-4c1e-9a2b-3d4e5f607182');
       if (schema.format === 'email') return fc.constantFrom('ada@example.com');
       if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter((v) => v.length <= 40);
       return fc.oneof(fc.constantFrom('Ada', 'x', 'sales'), fc.string({ minLength: 1, maxLength: 12 }));
@@ -263,7 +337,8 @@ export function hostileEncode(s: string): string {
       out += encodeURIComponent(s.slice(i, i + 2));
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) {
-      out += `%${(0xe0 | (c >> 12)).toString(16)}%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}%${(0x80 | (c & 0x3f)).toString(16)}`.toUpperCase();
+      out +=
+        `%${(0xe0 | (c >> 12)).toString(16)}%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}%${(0x80 | (c & 0x3f)).toString(16)}`.toUpperCase();
     } else {
       out += encodeURIComponent(s[i]);
     }
@@ -271,26 +346,52 @@ export function hostileEncode(s: string): string {
   return out;
 }
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
+const asText = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined'));
 
 const RAW_PATH_IDS = ['%00', '%FF', '%', '%2', '..', '%2e%2e', '%ED%A0%80', 'a%00b', '%C0%AF', '__proto__', 'constructor', 'x'.repeat(600)];
 const RAW_QUERY_EXTRAS = [
-  '__proto__=x', '__proto__[admin]=1', 'constructor[prototype][x]=1', '%00=1', 'x=%FF', 'a=%', 'b=%2', 'api_key=sk_test_leak',
-  'limit=1&limit=2', 'limit=', '=', '&&&', `q=${'y'.repeat(3000)}`,
+  '__proto__=x',
+  '__proto__[admin]=1',
+  'constructor[prototype][x]=1',
+  '%00=1',
+  'x=%FF',
+  'a=%',
+  'b=%2',
+  'api_key=sk_test_leak',
+  'limit=1&limit=2',
+  'limit=',
+  '=',
+  '&&&',
+  `q=${'y'.repeat(3000)}`,
 ];
 const RAW_BODIES = [
-  '{', '{"a":', 'null', '[]', '"x"', '1', 'true', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}',
-  '{"a":1,"a":2}', `{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, `{"s":"${'x'.repeat(300_000)}"}`, '\u0000', '{"a":"\\ud800"}',
+  '{',
+  '{"a":',
+  'null',
+  '[]',
+  '"x"',
+  '1',
+  'true',
+  '{"__proto__":{"admin":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '{"a":1,"a":2}',
+  `{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+  `{"s":"${'x'.repeat(300_000)}"}`,
+  '\u0000',
+  '{"a":"\\ud800"}',
 ];
 
 function pathArb(op: Operation, ids: KnownIds): fc.Arbitrary<string> {
   const forParam = (name: string): fc.Arbitrary<string> => {
-    const real =
-      op.path.startsWith('/v1/bookings/external') ? ids.externalIds
-      : op.path.startsWith('/v1/bookings') ? ids.bookings
-      : op.path.startsWith('/v1/webhooks') ? ids.webhooks
-      : op.path.startsWith('/v1/event-types') ? ['et_intro_call', 'et_onboarding', 'et_globex_demo']
-      : [MEMBERS.amara, MEMBERS.jonas, MEMBERS.otherOrg];
+    const real = op.path.startsWith('/v1/bookings/external')
+      ? ids.externalIds
+      : op.path.startsWith('/v1/bookings')
+        ? ids.bookings
+        : op.path.startsWith('/v1/webhooks')
+          ? ids.webhooks
+          : op.path.startsWith('/v1/event-types')
+            ? ['et_intro_call', 'et_onboarding', 'et_globex_demo']
+            : [MEMBERS.amara, MEMBERS.jonas, MEMBERS.otherOrg];
     return fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...real).map(encodeURIComponent) },
       { weight: 2, arbitrary: fc.constantFrom(...RAW_PATH_IDS) },
@@ -310,10 +411,12 @@ function pathArb(op: Operation, ids: KnownIds): fc.Arbitrary<string> {
 function queryArb(op: Operation, ids: KnownIds): fc.Arbitrary<string> {
   const one = (q: Operation['query'][number]) =>
     fc.option(
-      fc.oneof(
-        { weight: 4, arbitrary: fc.oneof(field(q.schema, ids, q.name, 0, 0), field(q.schema, ids, q.name, 0, 3)).map((v) => [v]) },
-        { weight: 1, arbitrary: fc.tuple(field(q.schema, ids, q.name, 0, 4), field(q.schema, ids, q.name, 0, 4)) }, // a repeated parameter
-      ).map((values) => values.map((v) => `${q.name}=${hostileEncode(asText(v))}`).join('&')),
+      fc
+        .oneof(
+          { weight: 4, arbitrary: fc.oneof(field(q.schema, ids, q.name, 0, 0), field(q.schema, ids, q.name, 0, 3)).map((v) => [v]) },
+          { weight: 1, arbitrary: fc.tuple(field(q.schema, ids, q.name, 0, 4), field(q.schema, ids, q.name, 0, 4)) }, // a repeated parameter
+        )
+        .map((values) => values.map((v) => `${q.name}=${hostileEncode(asText(v))}`).join('&')),
       { freq: q.required ? 12 : 2 },
     );
   return fc
@@ -324,7 +427,8 @@ function queryArb(op: Operation, ids: KnownIds): fc.Arbitrary<string> {
 function bodyArb(op: Operation, ids: KnownIds): fc.Arbitrary<string | undefined> {
   const raw = fc.constantFrom(...RAW_BODIES);
   const hostile = nastyValue.map((v) => JSON.stringify(v));
-  if (!op.body) return fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostile }, { weight: 1, arbitrary: raw });
+  if (!op.body)
+    return fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostile }, { weight: 1, arbitrary: raw });
   const valid = shaped(op.body, ids, 'body', 0, 0).map((v) => JSON.stringify(v));
   const mixed = shaped(op.body, ids, 'body', 0, 6).map((v) => JSON.stringify(v));
   return fc.oneof(
@@ -343,7 +447,10 @@ export function caseArb(op: Operation, ids: KnownIds): fc.Arbitrary<FuzzCase> {
       query: queryArb(op, ids),
       body: bodyArb(op, ids),
       idempotencyKey: fc.option(fc.constantFrom('fuzz-1', 'fuzz-2', 'fuzz-3', 'x'.repeat(300)), { freq: 4 }),
-      contentType: fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml') }),
+      contentType: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml') },
+      ),
     })
     .map(({ path, query, body: sent, idempotencyKey, contentType }) => {
       const body = op.method === 'GET' ? undefined : sent; // fetch sends no body on a GET
@@ -358,14 +465,27 @@ export function caseArb(op: Operation, ids: KnownIds): fc.Arbitrary<FuzzCase> {
 
 /** The tables a request can write; a refused request must leave every one as it was. */
 const WRITTEN = [
-  'bookings', 'booking_members', 'booking_events', 'member_booking_counts', 'event_types', 'event_type_custom_fields',
-  'webhooks', 'webhook_messages', 'webhook_deliveries', 'idempotency_keys', 'email_outbox', 'members', 'calendars',
+  'bookings',
+  'booking_members',
+  'booking_events',
+  'member_booking_counts',
+  'event_types',
+  'event_type_custom_fields',
+  'webhooks',
+  'webhook_messages',
+  'webhook_deliveries',
+  'idempotency_keys',
+  'email_outbox',
+  'members',
+  'calendars',
   'graphile_worker._private_jobs',
 ];
 
 /** Row counts and a hash of every row of the tables a request can write. */
 export async function stateOf(pool: Pool): Promise<string> {
-  const parts = WRITTEN.map((t) => `(select count(*) || ':' || coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') from ${t} x)`);
+  const parts = WRITTEN.map(
+    (t) => `(select count(*) || ':' || coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') from ${t} x)`,
+  );
   const r = await pool.query(`select ${parts.join(` || '|' || `)} as s`);
   return r.rows[0].s as string;
 }
@@ -377,7 +497,12 @@ export interface Outcome {
 }
 
 const ERROR_TYPES = new Set([
-  'invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'conflict_error', 'precondition_error',
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'conflict_error',
+  'precondition_error',
   'rate_limit_error',
 ]);
 
@@ -401,7 +526,13 @@ export async function send(base: string, c: FuzzCase, pool: Pool): Promise<Outco
       return { status, violation: 'a 4xx body that is not JSON', text };
     }
     const e = body?.error;
-    if (body?.success !== false || !e || typeof e.code !== 'string' || typeof e.message !== 'string' || !ERROR_TYPES.has(e.type as string)) {
+    if (
+      body?.success !== false ||
+      !e ||
+      typeof e.code !== 'string' ||
+      typeof e.message !== 'string' ||
+      !ERROR_TYPES.has(e.type as string)
+    ) {
       return { status, violation: 'a 4xx outside the error envelope', text };
     }
     if (!res.headers.get('x-request-id')) return { status, violation: 'a 4xx without X-Request-Id', text };
@@ -417,25 +548,43 @@ export interface OperationReport {
 }
 
 /** `runs` cases of one operation, sequentially (so that each refusal is checked alone). */
-export async function fuzzOperation(base: string, pool: Pool, op: Operation, ids: KnownIds, runs: number, seed: number): Promise<OperationReport> {
+export async function fuzzOperation(
+  base: string,
+  pool: Pool,
+  op: Operation,
+  ids: KnownIds,
+  runs: number,
+  seed: number,
+): Promise<OperationReport> {
   const operation = `${op.method} ${op.path}`;
   const counts = new Map<number, number>();
   const violations: Violation[] = [];
   for (const c of fc.sample(caseArb(op, ids), { numRuns: runs, seed })) {
     const out = await send(base, c, pool);
     counts.set(out.status, (counts.get(out.status) ?? 0) + 1);
-    if (out.violation) violations.push({ operation, request: c, status: out.status, problem: out.violation, response: out.text.slice(0, 500) });
+    if (out.violation)
+      violations.push({ operation, request: c, status: out.status, problem: out.violation, response: out.text.slice(0, 500) });
   }
   return { operation, counts, violations };
 }
 
 /** What a fuzz run needs in the database: a few bookings and webhooks to aim at. */
-export async function prepare(request: (method: string, path: string, body: unknown) => Promise<{ status: number; body: { booking?: { id: string }; webhook?: { id: string } } }>): Promise<KnownIds> {
+export async function prepare(
+  request: (
+    method: string,
+    path: string,
+    body: unknown,
+  ) => Promise<{ status: number; body: { booking?: { id: string }; webhook?: { id: string } } }>,
+): Promise<KnownIds> {
   const ids: KnownIds = { bookings: [], webhooks: [], externalIds: [] };
   for (const [i, time] of ['2026-12-02T10:00:00Z', '2026-12-03T10:00:00Z', '2026-12-04T10:00:00Z'].entries()) {
     const res = await request('POST', '/v1/bookings', {
-      event_type_id: 'et_intro_call', requested_time: time, external_id: `fuzz-ext-${i}`,
-      attendee: { name: 'Ada Lovelace', email: 'ada@example.com' }, custom_fields: { company: 'Engines' }, metadata: { i },
+      event_type_id: 'et_intro_call',
+      requested_time: time,
+      external_id: `fuzz-ext-${i}`,
+      attendee: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      custom_fields: { company: 'Engines' },
+      metadata: { i },
     });
     if (res.status !== 201 || !res.body.booking) throw new Error(`fuzz setup: create booking answered ${res.status}`);
     ids.bookings.push(res.body.booking.id);
@@ -455,7 +604,10 @@ export function formatReport(reports: OperationReport[]): string {
   return reports
     .map((r) => {
       const total = [...r.counts.values()].reduce((a, b) => a + b, 0);
-      const statuses = [...r.counts.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
+      const statuses = [...r.counts.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ');
       return `${r.operation.padEnd(width)}  ${String(total).padStart(5)}  ${statuses}`;
     })
     .join('\n');

@@ -54,7 +54,9 @@ console.log(formatReport(reports));
 const violations = reports.flatMap((r) => r.violations);
 console.log(`\n${violations.length} violations`);
 for (const v of violations.slice(0, 20)) {
-  console.log(`- ${v.operation}: ${v.problem} (${v.status})\n  ${v.request.method} ${v.request.url.slice(0, 300)}\n` +
-    `  body ${JSON.stringify(v.request.body?.slice(0, 300))}\n  → ${v.response.slice(0, 300)}`);
+  console.log(
+    `- ${v.operation}: ${v.problem} (${v.status})\n  ${v.request.method} ${v.request.url.slice(0, 300)}\n` +
+      `  body ${JSON.stringify(v.request.body?.slice(0, 300))}\n  → ${v.response.slice(0, 300)}`,
+  );
 }
 process.exit(violations.length > 0 ? 1 : 0);

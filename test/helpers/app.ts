@@ -81,7 +81,12 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   // as `serve` does: a calendar sync in another process drops this process's cached answers
   let listening!: () => void;
   const ready = new Promise<void>((r) => (listening = r));
-  const busyChanges = listenForBusyChanges(db.url, (ids) => void freebusyCache.invalidate(ids), pino({ level: 'silent' }), () => listening());
+  const busyChanges = listenForBusyChanges(
+    db.url,
+    (ids) => void freebusyCache.invalidate(ids),
+    pino({ level: 'silent' }),
+    () => listening(),
+  );
   await ready;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -96,7 +101,8 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     let body: string | undefined;
     if (ro.rawBody !== undefined) body = ro.rawBody;
     else if (ro.body !== undefined) body = JSON.stringify(ro.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     const res = await fetch(url + path, { method, headers, body });
     const text = await res.text();
     let parsed: unknown;

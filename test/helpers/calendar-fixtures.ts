@@ -11,8 +11,19 @@ import { MEMBERS, testSeed } from './fixtures.ts';
 export function vevent(uid: string, start: string, end: string, extra: string[] = []): string {
   const utc = (s: string) => s.replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   return [
-    'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//Calendar//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20261101T000000Z',
-    `DTSTART:${utc(start)}`, `DTEND:${utc(end)}`, 'SUMMARY:Dentist', ...extra, 'END:VEVENT', 'END:VCALENDAR', '',
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Test//Calendar//EN',
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    'DTSTAMP:20261101T000000Z',
+    `DTSTART:${utc(start)}`,
+    `DTEND:${utc(end)}`,
+    'SUMMARY:Dentist',
+    ...extra,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
   ].join('\r\n');
 }
 
@@ -23,18 +34,37 @@ export const AMARA_TYPE = 'et_amara_solo';
  * The test seed plus Amara's event type and, for each given calendar, a CALDAV calendar with a
  * connection (Amara's `cal_amara_caldav` is her primary).
  */
-export function calendarSeed(connections: { id: string; member?: string; url: string; username: string; password: string; primary?: boolean }[]): SeedJson {
+export function calendarSeed(
+  connections: { id: string; member?: string; url: string; username: string; password: string; primary?: boolean }[],
+): SeedJson {
   const seed = testSeed();
   const org = seed.organizations[0];
   org.event_types.push({
-    id: AMARA_TYPE, team_id: 'team_advisors', name: 'Amara call', slug: 'amara-call', description: 'A call with Amara',
-    duration: 30, slot_interval: 30, minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false,
-    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.amara],
+    id: AMARA_TYPE,
+    team_id: 'team_advisors',
+    name: 'Amara call',
+    slug: 'amara-call',
+    description: 'A call with Amara',
+    duration: 30,
+    slot_interval: 30,
+    minimum_booking_notice: 0,
+    scheduling_type: 'SOLO',
+    requires_confirmation: false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
+    custom_fields: [],
+    host_ids: [MEMBERS.amara],
   });
   for (const c of connections) {
     org.calendars.push({
-      id: c.id, userId: c.member ?? MEMBERS.amara, teamId: 'team_advisors', provider: 'CALDAV', calendarId: c.url,
-      calendarName: c.id, providerEmail: null, timezone: 'Europe/London', isPrimary: c.primary ?? true,
+      id: c.id,
+      userId: c.member ?? MEMBERS.amara,
+      teamId: 'team_advisors',
+      provider: 'CALDAV',
+      calendarId: c.url,
+      calendarName: c.id,
+      providerEmail: null,
+      timezone: 'Europe/London',
+      isPrimary: c.primary ?? true,
       connection: { url: c.url, username: c.username, password: c.password },
     });
   }
@@ -43,7 +73,10 @@ export function calendarSeed(connections: { id: string; member?: string; url: st
 
 /** Syncs a calendar as a worker process would, with a cache of its own (another process's) unless given. */
 export function syncNow(t: TestApp, calendarId: string, cache: FreeBusyCache = new MemoryFreeBusyCache()): Promise<SyncOutcome> {
-  return syncCalendar({ db: t.db.pool, config: t.config, now: () => new Date(t.clock.now), log: pino({ level: 'silent' }), freebusyCache: cache }, calendarId);
+  return syncCalendar(
+    { db: t.db.pool, config: t.config, now: () => new Date(t.clock.now), log: pino({ level: 'silent' }), freebusyCache: cache },
+    calendarId,
+  );
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {

@@ -49,7 +49,13 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'receiver-'));
@@ -92,29 +98,41 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     },
   };
 
-  const server = https.createServer({ key: pems.private, cert: pems.cert, keepAliveTimeout: 30_000 }, (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), remotePort: req.socket.remotePort };
-      const p = (req.url ?? '/').split('?')[0]!;
-      receiver.received.push(r);
-      byPath.set(p, [...(byPath.get(p) ?? []), r]);
-      for (const w of [...waiters]) w();
-      const answer = receiver.reply(r, p);
-      const send = () => {
-        open.delete(res);
-        if (res.destroyed) return;
-        const body = Buffer.from(answer.body ?? '');
-        res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain', 'content-length': String(body.length), ...(answer.headers ?? {}) });
-        res.end(body);
-      };
-      if (answer.hangMs) {
-        open.add(res);
-        setTimeout(send, answer.hangMs).unref();
-      } else send();
-    });
-  });
+  const server = https.createServer(
+    { key: pems.private, cert: pems.cert, keepAliveTimeout: 30_000 },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const r: Received = {
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+          remotePort: req.socket.remotePort,
+        };
+        const p = (req.url ?? '/').split('?')[0]!;
+        receiver.received.push(r);
+        byPath.set(p, [...(byPath.get(p) ?? []), r]);
+        for (const w of [...waiters]) w();
+        const answer = receiver.reply(r, p);
+        const send = () => {
+          open.delete(res);
+          if (res.destroyed) return;
+          const body = Buffer.from(answer.body ?? '');
+          res.writeHead(answer.status ?? 200, {
+            'content-type': 'text/plain',
+            'content-length': String(body.length),
+            ...(answer.headers ?? {}),
+          });
+          res.end(body);
+        };
+        if (answer.hangMs) {
+          open.add(res);
+          setTimeout(send, answer.hangMs).unref();
+        } else send();
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.port = (server.address() as AddressInfo).port;
   receiver.origin = `https://127.0.0.1:${receiver.port}`;

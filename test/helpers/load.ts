@@ -17,15 +17,35 @@ export async function seedLoadOrganization(pool: Pool): Promise<void> {
     cancellation_policy: { enabled: true, cutoff_minutes: 0 },
     teams: [{ id: 'team_load', name: 'Load' }],
     members: Array.from({ length: HOSTS }, (_, i) => ({
-      id: id(i + 1), team_id: 'team_load', name: `Host ${i + 1}`, email: `host${i + 1}@load.example`, avatar_url: null, role: 'MEMBER',
-      skills: [], is_active: true, timezone: 'UTC', max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }], out_of_office: [],
+      id: id(i + 1),
+      team_id: 'team_load',
+      name: `Host ${i + 1}`,
+      email: `host${i + 1}@load.example`,
+      avatar_url: null,
+      role: 'MEMBER',
+      skills: [],
+      is_active: true,
+      timezone: 'UTC',
+      max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
+      out_of_office: [],
     })),
-    event_types: [{
-      id: 'et_load', team_id: 'team_load', name: 'Load call', slug: 'load-call', description: 'load', duration: 15, slot_interval: 15,
-      minimum_booking_notice: 0, scheduling_type: 'ROUND_ROBIN', requires_confirmation: false,
-      workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 }, custom_fields: [],
-    }],
+    event_types: [
+      {
+        id: 'et_load',
+        team_id: 'team_load',
+        name: 'Load call',
+        slug: 'load-call',
+        description: 'load',
+        duration: 15,
+        slot_interval: 15,
+        minimum_booking_notice: 0,
+        scheduling_type: 'ROUND_ROBIN',
+        requires_confirmation: false,
+        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
+        custom_fields: [],
+      },
+    ],
     calendars: [],
     api_keys: [{ key: LOAD_KEY, name: 'Load key', scopes: ['bookings:create', 'bookings:read', 'bookings:write'] }],
   });
@@ -52,7 +72,11 @@ export function createLoad(base: () => string, connections = 4) {
   const loop = async () => {
     while (running) {
       const n = slot++;
-      const body = { event_type_id: 'et_load', requested_time: new Date(day0.getTime() + n * 15 * 60_000).toISOString(), attendee: { name: 'Load', email: `load${n}@load.example` } };
+      const body = {
+        event_type_id: 'et_load',
+        requested_time: new Date(day0.getTime() + n * 15 * 60_000).toISOString(),
+        attendee: { name: 'Load', email: `load${n}@load.example` },
+      };
       try {
         const res = await fetch(`${base()}/v1/bookings`, {
           method: 'POST',

@@ -22,7 +22,8 @@ function inline(schema: Json): Json {
   return JSON.parse(JSON.stringify(close(structuredClone(schema))).replaceAll('"#/components/', '"doc#/components/'));
 }
 
-function close(node: unknown): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function close(node: unknown): any {
   if (Array.isArray(node)) return node.map(close);
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};

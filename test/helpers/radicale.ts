@@ -93,19 +93,39 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
   const dir = fs.mkdtempSync(path.join(base, 'radicale-test-'));
   const storage = path.join(dir, 'collections');
   fs.mkdirSync(storage);
-  fs.writeFileSync(path.join(dir, 'users'), Object.entries(opts.users).map(([u, p]) => `${u}:${p}`).join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'users'),
+    Object.entries(opts.users)
+      .map(([u, p]) => `${u}:${p}`)
+      .join('\n') + '\n',
+  );
   for (const [user, calendars] of Object.entries(opts.preload ?? {})) {
     for (const [name, c] of Object.entries(calendars)) writeCalendar(storage, user, name, c);
   }
   const port = await freePort();
-  fs.writeFileSync(path.join(dir, 'config'), [
-    '[server]', `hosts = 127.0.0.1:${port}`, 'max_content_length = 200000000', 'timeout = 60',
-    '[auth]', 'type = htpasswd', `htpasswd_filename = ${path.join(dir, 'users')}`, 'htpasswd_encryption = plain', 'delay = 0',
-    '[rights]', 'type = owner_only',
-    '[storage]', `filesystem_folder = ${storage}`,
-    '[web]', 'type = internal',
-    '[logging]', 'level = warning', 'mask_passwords = True',
-  ].join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'config'),
+    [
+      '[server]',
+      `hosts = 127.0.0.1:${port}`,
+      'max_content_length = 200000000',
+      'timeout = 60',
+      '[auth]',
+      'type = htpasswd',
+      `htpasswd_filename = ${path.join(dir, 'users')}`,
+      'htpasswd_encryption = plain',
+      'delay = 0',
+      '[rights]',
+      'type = owner_only',
+      '[storage]',
+      `filesystem_folder = ${storage}`,
+      '[web]',
+      'type = internal',
+      '[logging]',
+      'level = warning',
+      'mask_passwords = True',
+    ].join('\n') + '\n',
+  );
   const child = spawn(RADICALE_BIN, ['--config', path.join(dir, 'config')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -136,8 +156,8 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
     calendarUrl,
     async createCalendar(user, calendar, displayName) {
       const body = displayName
-        ? `<?xml version="1.0"?><c:mkcalendar xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop>`
-          + `<d:displayname>${displayName}</d:displayname></d:prop></d:set></c:mkcalendar>`
+        ? `<?xml version="1.0"?><c:mkcalendar xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop>` +
+          `<d:displayname>${displayName}</d:displayname></d:prop></d:set></c:mkcalendar>`
         : undefined;
       const res = await fetch(calendarUrl(user, calendar), { method: 'MKCALENDAR', headers: { authorization: auth(user) }, body });
       await res.text();

@@ -66,7 +66,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
         const found = mails.filter(predicate);
         if (found.length >= count) return found.slice(0, count);
         if (Date.now() > deadline) {
-          throw new Error(`waited ${timeoutMs} ms for ${count} mail(s), got ${found.length}; all: ${mails.map((m) => `${m.envelopeTo} "${m.parsed.subject}"`).join('; ')}`);
+          throw new Error(
+            `waited ${timeoutMs} ms for ${count} mail(s), got ${found.length}; all: ${mails.map((m) => `${m.envelopeTo} "${m.parsed.subject}"`).join('; ')}`,
+          );
         }
         await new Promise((r) => setTimeout(r, 25));
       }

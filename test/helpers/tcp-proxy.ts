@@ -17,29 +17,30 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let paused = false;
   let server: net.Server | null = null;
   let port = 0;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    const s = net.createServer((client) => {
-      const upstream = net.connect(target.port, target.host);
-      sockets.add(client).add(upstream);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(client);
-        sockets.delete(upstream);
-      };
-      client.on('data', (d) => void (paused || upstream.write(d)));
-      upstream.on('data', (d) => void (paused || client.write(d)));
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(target.port, target.host);
+        sockets.add(client).add(upstream);
+        const drop = () => {
+          client.destroy();
+          upstream.destroy();
+          sockets.delete(client);
+          sockets.delete(upstream);
+        };
+        client.on('data', (d) => void (paused || upstream.write(d)));
+        upstream.on('data', (d) => void (paused || client.write(d)));
+        client.on('error', drop).on('close', drop);
+        upstream.on('error', drop).on('close', drop);
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        const a = s.address();
+        port = typeof a === 'object' && a ? a.port : port;
+        server = s;
+        resolve();
+      });
     });
-    s.once('error', reject);
-    s.listen(port, '127.0.0.1', () => {
-      const a = s.address();
-      port = typeof a === 'object' && a ? a.port : port;
-      server = s;
-      resolve();
-    });
-  });
   await listen();
   return {
     get port() {

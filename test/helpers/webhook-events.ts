@@ -12,7 +12,11 @@ import type { Received } from './https-receiver.ts';
  * A booking row and one outbox event for it, committed together the way a booking use case
  * does it: for delivery tests that do not depend on the booking endpoints.
  */
-export async function recordBookingEvent(pool: Pool, type: BookingEventType, opts: { mode?: 'test' | 'live'; organizationId?: string; eventTypeId?: string } = {}) {
+export async function recordBookingEvent(
+  pool: Pool,
+  type: BookingEventType,
+  opts: { mode?: 'test' | 'live'; organizationId?: string; eventTypeId?: string } = {},
+) {
   const mode = opts.mode ?? 'test';
   const organizationId = opts.organizationId ?? 'org_northwind';
   return transaction(pool, async (tx) => {
@@ -40,7 +44,10 @@ export async function recordBookingEvent(pool: Pool, type: BookingEventType, opt
 }
 
 /** Verifies a received delivery with the stock standardwebhooks library; throws when it does not verify. */
-export function verifyDelivery(secret: string, r: Received): { event: string; timestamp: string; webhook_id: string; data: Record<string, unknown>; test?: boolean } {
+export function verifyDelivery(
+  secret: string,
+  r: Received,
+): { event: string; timestamp: string; webhook_id: string; data: Record<string, unknown>; test?: boolean } {
   const headers = {
     'webhook-id': String(r.headers['webhook-id']),
     'webhook-timestamp': String(r.headers['webhook-timestamp']),

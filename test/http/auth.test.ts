@@ -11,7 +11,12 @@ before(async () => {
 });
 after(async () => t?.close());
 
-function assertError(res: { status: number; body: { success: boolean; error: { type: string; code: string; message: string } } }, status: number, type: string, code: string) {
+function assertError(
+  res: { status: number; body: { success: boolean; error: { type: string; code: string; message: string } } },
+  status: number,
+  type: string,
+  code: string,
+) {
   assert.equal(res.status, status, JSON.stringify(res.body));
   assert.equal(res.body.success, false);
   assert.equal(res.body.error.type, type);
@@ -21,7 +26,11 @@ function assertError(res: { status: number; body: { success: boolean; error: { t
 
 describe('API keys', () => {
   it('accepts Authorization: Bearer, Service-Api-Key and the legacy X-API-Key', async () => {
-    for (const headers of [{ authorization: `Bearer ${KEYS.secret}` }, { 'service-api-key': KEYS.secret }, { 'x-api-key': KEYS.secret }] as Record<string, string>[]) {
+    for (const headers of [
+      { authorization: `Bearer ${KEYS.secret}` },
+      { 'service-api-key': KEYS.secret },
+      { 'x-api-key': KEYS.secret },
+    ] as Record<string, string>[]) {
       const res = await t.request('GET', '/v1/event-types', { headers });
       assert.equal(res.status, 200, JSON.stringify(headers));
     }
@@ -29,14 +38,29 @@ describe('API keys', () => {
 
   it('401 unauthorized for a missing, malformed or unknown key', async () => {
     assertError(await t.request('GET', '/v1/event-types'), 401, 'authentication_error', 'unauthorized');
-    assertError(await t.request('GET', '/v1/event-types', { headers: { authorization: 'Basic abc' } }), 401, 'authentication_error', 'unauthorized');
+    assertError(
+      await t.request('GET', '/v1/event-types', { headers: { authorization: 'Basic abc' } }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
     assertError(await t.request('GET', '/v1/event-types', { key: 'not-a-key' }), 401, 'authentication_error', 'unauthorized');
-    assertError(await t.request('GET', '/v1/event-types', { key: 'sk_test_does_not_exist_000000' }), 401, 'authentication_error', 'unauthorized');
+    assertError(
+      await t.request('GET', '/v1/event-types', { key: 'sk_test_does_not_exist_000000' }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
     // a real key with its mode or kind prefix changed is another, unknown key
-    assertError(await t.request('GET', '/v1/event-types', { key: KEYS.secret.replace('sk_test_', 'sk_live_') }), 401, 'authentication_error', 'unauthorized');
+    assertError(
+      await t.request('GET', '/v1/event-types', { key: KEYS.secret.replace('sk_test_', 'sk_live_') }),
+      401,
+      'authentication_error',
+      'unauthorized',
+    );
   });
 
-  it('403 forbidden without the route\'s scope', async () => {
+  it("403 forbidden without the route's scope", async () => {
     const res = await t.request('GET', '/v1/team/members', { key: KEYS.readOnly });
     assertError(res, 403, 'permission_error', 'forbidden');
     assert.match(res.body.error.message, /team:read/);
@@ -69,13 +93,19 @@ describe('API keys', () => {
 
   it('answers a CORS preflight for an allowed origin and refuses others', async () => {
     const ok = await t.request('OPTIONS', '/v1/bookings', {
-      headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'http://127.0.0.1:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     assert.equal(ok.status, 204);
     assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
     assert.match(ok.headers.get('access-control-allow-headers') ?? '', /Authorization/);
     assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
-    const no = await t.request('OPTIONS', '/v1/bookings', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const no = await t.request('OPTIONS', '/v1/bookings', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     assertError(no, 403, 'permission_error', 'forbidden');
   });
 
@@ -83,7 +113,9 @@ describe('API keys', () => {
     const origin = 'https://late.example';
     const start = Date.now();
     assert.equal(await isOriginAllowed(t.db.pool, origin, start), false);
-    await t.db.pool.query(`update api_keys set allowed_origins = array_append(allowed_origins, $1) where allowed_origins is not null`, [origin]);
+    await t.db.pool.query(`update api_keys set allowed_origins = array_append(allowed_origins, $1) where allowed_origins is not null`, [
+      origin,
+    ]);
     try {
       assert.equal(await isOriginAllowed(t.db.pool, origin, start + 9_000), false, 'still the cached refusal');
       assert.equal(await isOriginAllowed(t.db.pool, origin, start + 10_001), true, 'asked again after 10 s');
@@ -99,18 +131,28 @@ describe('API keys', () => {
       assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     }
     // only the free/busy route itself: a longer path is not open
-    const deeper = await t.request('OPTIONS', '/v1/freebusy/a/b', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
-    assertError(deeper, 403, 'permission_error', 'forbidden');
-    const res = await t.request('GET', '/v1/freebusy/00000000-0000-4000-8000-000000000001?start=2026-11-24T00:00:00Z&end=2026-11-25T00:00:00Z', {
-      headers: { origin: 'https://evil.example' },
+    const deeper = await t.request('OPTIONS', '/v1/freebusy/a/b', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
     });
+    assertError(deeper, 403, 'permission_error', 'forbidden');
+    const res = await t.request(
+      'GET',
+      '/v1/freebusy/00000000-0000-4000-8000-000000000001?start=2026-11-24T00:00:00Z&end=2026-11-25T00:00:00Z',
+      {
+        headers: { origin: 'https://evil.example' },
+      },
+    );
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
   });
 });
 
 describe('request pipeline', () => {
   it('sets X-Request-Id (UUID v4) and Vary: Origin on every response, errors included', async () => {
-    for (const res of [await t.request('GET', '/v1/event-types', { key: KEYS.secret }), await t.request('GET', '/v1/event-types'), await t.request('GET', '/v1/nowhere', { key: KEYS.secret })]) {
+    for (const res of [
+      await t.request('GET', '/v1/event-types', { key: KEYS.secret }),
+      await t.request('GET', '/v1/event-types'),
+      await t.request('GET', '/v1/nowhere', { key: KEYS.secret }),
+    ]) {
       assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.match(res.headers.get('vary') ?? '', /Origin/);
     }
@@ -125,15 +167,21 @@ describe('request pipeline', () => {
     assert.notEqual(replaced.headers.get('x-request-id'), long);
     assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const max = 'y'.repeat(128);
-    assert.equal((await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': max } })).headers.get('x-request-id'), max);
+    assert.equal(
+      (await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': max } })).headers.get('x-request-id'),
+      max,
+    );
     // Regression: a space is printable ASCII (0x20..0x7e) and is echoed; a non-ASCII byte is not.
     const spaced = 'trace 42';
-    assert.equal((await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': spaced } })).headers.get('x-request-id'), spaced);
+    assert.equal(
+      (await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': spaced } })).headers.get('x-request-id'),
+      spaced,
+    );
     const latin = await t.request('GET', '/v1/event-types', { key: KEYS.secret, headers: { 'x-request-id': 'caf\u00e9' } });
     assert.match(latin.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
-  it('HEAD on a keyed route passes the GET route\'s key and scope checks (regression: it skipped them and crashed)', async () => {
+  it("HEAD on a keyed route passes the GET route's key and scope checks (regression: it skipped them and crashed)", async () => {
     assert.equal((await t.request('HEAD', '/v1/event-types')).status, 401);
     assert.equal((await t.request('HEAD', '/v1/calendars', { key: KEYS.publishableAnyOrigin })).status, 403);
     assert.equal((await t.request('HEAD', '/v1/team/members', { key: KEYS.readOnly })).status, 403);

@@ -33,7 +33,7 @@ function quarterHours(from: string, to: string): string[] {
 }
 
 describe('GET /v1/availability', () => {
-  it('ROUND_ROBIN: the union of the hosts\' slots, each 30 minutes, UTC, counted in totalSlots', async () => {
+  it("ROUND_ROBIN: the union of the hosts' slots, each 30 minutes, UTC, counted in totalSlots", async () => {
     const res = await avail(`${INTRO}&start_date=2026-11-24&end_date=2026-11-24`);
     assert.equal(res.status, 200);
     assert.equal(res.body.success, true);
@@ -44,7 +44,9 @@ describe('GET /v1/availability', () => {
   });
 
   it('accepts the camelCase names and the unprefixed path', async () => {
-    const res = await t.request('GET', '/availability?eventTypeId=et_intro_call&startDate=2026-11-24&endDate=2026-11-24', { key: KEYS.publishableAnyOrigin });
+    const res = await t.request('GET', '/availability?eventTypeId=et_intro_call&startDate=2026-11-24&endDate=2026-11-24', {
+      key: KEYS.publishableAnyOrigin,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.totalSlots, 39);
   });
@@ -56,12 +58,19 @@ describe('GET /v1/availability', () => {
     assert.equal(res.body.slots.at(-1).start, '2026-11-24T14:45:00.000Z');
   });
 
-  it('follows the host\'s DST change: Priya\'s 10:00 New York is 15:00 UTC before 14 Mar 2027 and 14:00 after', async () => {
+  it("follows the host's DST change: Priya's 10:00 New York is 15:00 UTC before 14 Mar 2027 and 14:00 after", async () => {
     const res = await avail('event_type_id=et_onboarding&start_date=2027-03-12&end_date=2027-03-15&timezone=America/New_York');
     assert.equal(res.status, 200);
     const days = new Map<string, string>();
     for (const s of res.body.slots) if (!days.has(s.start.slice(0, 10))) days.set(s.start.slice(0, 10), s.start.slice(11, 16));
-    assert.deepEqual([...days], [['2027-03-12', '15:00'], ['2027-03-15', '14:00']], 'weekend off; first slot of each working day');
+    assert.deepEqual(
+      [...days],
+      [
+        ['2027-03-12', '15:00'],
+        ['2027-03-15', '14:00'],
+      ],
+      'weekend off; first slot of each working day',
+    );
     // 45-minute slots every 45 minutes from 10:00 to 18:00 local: 10 a day.
     assert.equal(res.body.totalSlots, 20);
   });
@@ -76,25 +85,41 @@ describe('GET /v1/availability', () => {
     assert.deepEqual(starts(res.body), quarterHours('07:00', '14:30'));
   });
 
-  it('COLLECTIVE: only starts every host can take (grid of each host\'s window, duration as interval)', async () => {
+  it("COLLECTIVE: only starts every host can take (grid of each host's window, duration as interval)", async () => {
     const res = await avail('event_type_id=et_planning_session&start_date=2026-11-24&end_date=2026-11-24');
     assert.equal(res.status, 200);
     assert.deepEqual(starts(res.body), ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00']);
   });
 
   it('a booking blocks its buffered interval for its own mode only', async () => {
-    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-25T10:00:00Z', minutes: 30, bufferAfter: 10 });
+    await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.amara],
+      start: '2026-11-25T10:00:00Z',
+      minutes: 30,
+      bufferAfter: 10,
+    });
     const q = `${INTRO}&start_date=2026-11-25&end_date=2026-11-25&assignedToId=${MEMBERS.amara}`;
     const live = await avail(q, KEYS.live);
     // [s, s + 30 + 10) must clear [10:00, 10:40): 09:30 ends its buffer at 10:10, so 09:30–10:30 are taken.
     const blocked = ['09:30', '09:45', '10:00', '10:15', '10:30'];
-    assert.deepEqual(starts(live.body), quarterHours('09:00', '16:30').filter((s) => !blocked.includes(s)));
+    assert.deepEqual(
+      starts(live.body),
+      quarterHours('09:00', '16:30').filter((s) => !blocked.includes(s)),
+    );
     const test = await avail(q, KEYS.secret);
     assert.deepEqual(starts(test.body), quarterHours('09:00', '16:30'), 'test mode never sees live bookings');
   });
 
   it('cancelled bookings do not block; out-of-office does', async () => {
-    await insertBooking(t.db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-26T09:00:00Z', minutes: 30, status: 'CANCELLED' });
+    await insertBooking(t.db.pool, {
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.amara],
+      start: '2026-11-26T09:00:00Z',
+      minutes: 30,
+      status: 'CANCELLED',
+    });
     await insertOutOfOffice(t.db.pool, MEMBERS.amara, '2026-11-26T12:00:00Z', '2026-11-26T13:00:00Z');
     const res = await avail(`${INTRO}&start_date=2026-11-26&end_date=2026-11-26&assignedToId=${MEMBERS.amara}`);
     const got = starts(res.body);
@@ -104,10 +129,15 @@ describe('GET /v1/availability', () => {
     assert.ok(got.includes('11:15') && got.includes('13:00'));
   });
 
-  it('max_bookings_per_day counts bookings on the member\'s local day', async () => {
+  it("max_bookings_per_day counts bookings on the member's local day", async () => {
     // Jonas takes 4 a day; four bookings on Thursday 26 Nov (Berlin) close his day.
     for (const h of ['07', '08', '09', '10']) {
-      await insertBooking(t.db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: `2026-11-26T${h}:00:00Z`, minutes: 30 });
+      await insertBooking(t.db.pool, {
+        eventTypeId: 'et_intro_call',
+        memberIds: [MEMBERS.jonas],
+        start: `2026-11-26T${h}:00:00Z`,
+        minutes: 30,
+      });
     }
     const res = await avail(`${INTRO}&start_date=2026-11-26&end_date=2026-11-26&assignedToId=${MEMBERS.jonas}`);
     assert.equal(res.status, 200);
@@ -121,18 +151,27 @@ describe('GET /v1/availability', () => {
     const before = starts((await avail(q)).body);
     assert.ok(before.includes('10:00'));
     // a booking through the API
-    const body = { event_type_id: 'et_intro_call', requested_time: '2026-11-30T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' },
-      custom_fields: { company: 'Cache Co' }, assign_to: MEMBERS.amara };
+    const body = {
+      event_type_id: 'et_intro_call',
+      requested_time: '2026-11-30T10:00:00Z',
+      attendee: { name: 'C', email: 'c@example.com' },
+      custom_fields: { company: 'Cache Co' },
+      assign_to: MEMBERS.amara,
+    };
     const made = await t.request('POST', '/v1/bookings', { key: KEYS.secret, body });
     assert.equal(made.status, 201, made.text);
     assert.ok(!starts((await avail(q)).body).includes('10:00'), 'the booked start is gone');
     assert.equal((await t.request('DELETE', `/v1/bookings/${made.body.booking.id}`, { key: KEYS.secret })).status, 200);
     assert.deepEqual(starts((await avail(q)).body), before, 'and back once cancelled');
     // an event-type change
-    const patch = (slot_interval: number) => t.request('PATCH', '/v1/event-types/et_intro_call', { key: KEYS.secret, body: { slot_interval } });
+    const patch = (slot_interval: number) =>
+      t.request('PATCH', '/v1/event-types/et_intro_call', { key: KEYS.secret, body: { slot_interval } });
     assert.equal((await patch(30)).status, 200);
     try {
-      assert.deepEqual(starts((await avail(q)).body), before.filter((x) => x.endsWith(':00') || x.endsWith(':30')));
+      assert.deepEqual(
+        starts((await avail(q)).body),
+        before.filter((x) => x.endsWith(':00') || x.endsWith(':30')),
+      );
     } finally {
       assert.equal((await patch(15)).status, 200);
     }
@@ -143,7 +182,10 @@ describe('GET /v1/availability', () => {
     amara.working_hours = [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }];
     await loadSeed(t.db.pool, validateSeed(seed));
     try {
-      assert.deepEqual(starts((await avail(q)).body), before.filter((x) => x >= '12:00'));
+      assert.deepEqual(
+        starts((await avail(q)).body),
+        before.filter((x) => x >= '12:00'),
+      );
     } finally {
       await loadSeed(t.db.pool, validateSeed(testSeed()));
     }
@@ -154,16 +196,39 @@ describe('GET /v1/availability', () => {
     const type = (await eventTypes.findVisible(t.db.pool, 'org_northwind', 'et_intro_call'))!;
     const res = await avail(`${INTRO}&start_date=2026-11-24&end_date=2026-11-24`);
     for (const s of res.body.slots.slice(0, 12)) {
-      const free = await freeHostsAt(t.db.pool, { organizationId: 'org_northwind', mode: 'test', eventType: type, now: NOW, start: new Date(s.start) });
+      const free = await freeHostsAt(t.db.pool, {
+        organizationId: 'org_northwind',
+        mode: 'test',
+        eventType: type,
+        now: NOW,
+        start: new Date(s.start),
+      });
       assert.equal(free.listed, true, s.start);
       assert.ok(free.memberIds.length > 0);
     }
-    const offGrid = await freeHostsAt(t.db.pool, { organizationId: 'org_northwind', mode: 'test', eventType: type, now: NOW, start: new Date('2026-11-24T09:05:00Z') });
+    const offGrid = await freeHostsAt(t.db.pool, {
+      organizationId: 'org_northwind',
+      mode: 'test',
+      eventType: type,
+      now: NOW,
+      start: new Date('2026-11-24T09:05:00Z'),
+    });
     assert.deepEqual([offGrid.listed, offGrid.memberIds], [false, []]);
-    const early = await freeHostsAt(t.db.pool, { organizationId: 'org_northwind', mode: 'test', eventType: type, now: NOW, start: new Date('2026-11-24T07:00:00Z') });
+    const early = await freeHostsAt(t.db.pool, {
+      organizationId: 'org_northwind',
+      mode: 'test',
+      eventType: type,
+      now: NOW,
+      start: new Date('2026-11-24T07:00:00Z'),
+    });
     assert.deepEqual(early.memberIds, [MEMBERS.jonas]);
     const nonHost = await freeHostsAt(t.db.pool, {
-      organizationId: 'org_northwind', mode: 'test', eventType: type, now: NOW, start: new Date('2026-11-24T09:00:00Z'), assignedToId: MEMBERS.priya,
+      organizationId: 'org_northwind',
+      mode: 'test',
+      eventType: type,
+      now: NOW,
+      start: new Date('2026-11-24T09:00:00Z'),
+      assignedToId: MEMBERS.priya,
     });
     assert.deepEqual([nonHost.listed, nonHost.memberIds], [false, []]);
   });
@@ -191,7 +256,7 @@ describe('GET /v1/availability', () => {
       });
     }
 
-    it('assignedToId naming another organization\'s or an unknown member matches nothing: 200, no slots', async () => {
+    it("assignedToId naming another organization's or an unknown member matches nothing: 200, no slots", async () => {
       for (const id of [MEMBERS.otherOrg, '00000000-0000-4000-8000-000000000000']) {
         const res = await avail(`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&assignedToId=${id}`);
         assert.equal(res.status, 200);
@@ -204,7 +269,7 @@ describe('GET /v1/availability', () => {
       assert.equal(res.status, 200);
     });
 
-    it('404 for an unknown, inactive or another organization\'s event type', async () => {
+    it("404 for an unknown, inactive or another organization's event type", async () => {
       assert.equal((await avail('event_type_id=nope&start_date=2026-11-24&end_date=2026-11-24')).status, 404);
       assert.equal((await avail('event_type_id=et_globex_demo&start_date=2026-11-24&end_date=2026-11-24')).status, 404);
       await t.db.pool.query(`update event_types set is_active = false where id = 'et_onboarding'`);

@@ -101,7 +101,12 @@ describe('bodyless operations accept Content-Type: application/json with an empt
 describe('DELETE and reschedule bodies keep their types', () => {
   it('DELETE with a numeric reason is 400 naming reason, and the booking stays', async () => {
     const id = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-15T09:00:00Z' });
-    expectError(await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason: 5 } }), 400, 'validation_error', 'reason');
+    expectError(
+      await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason: 5 } }),
+      400,
+      'validation_error',
+      'reason',
+    );
     const got = await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret });
     assert.equal(got.body.booking.status, 'SCHEDULED');
   });

@@ -69,8 +69,11 @@ describe('ROUND_ROBIN create while a member is being booked', () => {
  * slot again. Jonas moves from Europe/Berlin to Europe/Paris (the same hours in December)
  * while a request waits for his lock.
  */
-describe('a member\'s time zone changes while a request waits for the member', () => {
-  async function whileZoneChanges(zone: string, request: () => Promise<{ status: number; text: string; body: { booking: { id: string } } }>) {
+describe("a member's time zone changes while a request waits for the member", () => {
+  async function whileZoneChanges(
+    zone: string,
+    request: () => Promise<{ status: number; text: string; body: { booking: { id: string } } }>,
+  ) {
     const c = await lockMembers([MEMBERS.jonas]);
     let pending: ReturnType<typeof request>;
     try {
@@ -93,7 +96,8 @@ describe('a member\'s time zone changes while a request waits for the member', (
   it('reschedule: retried with the new zone, 200 keeping the member', async () => {
     const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-08T10:00:00Z', member: MEMBERS.jonas });
     const r = await whileZoneChanges('Europe/Berlin', () =>
-      t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-08T11:00:00Z' } }));
+      t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-08T11:00:00Z' } }),
+    );
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(await activeHolds(t, r.body.booking.id), [MEMBERS.jonas]);
   });
@@ -114,7 +118,11 @@ describe('COLLECTIVE create while one of its hosts is being booked', () => {
     let committed = false;
     try {
       await seedBooking(t, { status: 'SCHEDULED', start: slot.start, member: MEMBERS.jonas, db: c });
-      pending = create(t, { event_type_id: 'et_planning_session', requested_time: slot.start, attendee: { name: 'Race', email: 'race@example.com' } });
+      pending = create(t, {
+        event_type_id: 'et_planning_session',
+        requested_time: slot.start,
+        attendee: { name: 'Race', email: 'race@example.com' },
+      });
       void pending.finally(() => {
         settled = true;
       });
@@ -134,7 +142,9 @@ describe('COLLECTIVE create while one of its hosts is being booked', () => {
     assert.equal(r.body.error.code, 'conflict');
     assert.match(r.body.error.message, /a host was just booked/);
     const written = await t.db.pool.query(
-      `select count(*)::int as n from bookings where event_type_id = 'et_planning_session' and start_time = $1`, [slot.start]);
+      `select count(*)::int as n from bookings where event_type_id = 'et_planning_session' and start_time = $1`,
+      [slot.start],
+    );
     assert.equal(written.rows[0].n, 0, 'no booking of the collective type at that time');
   });
 });

@@ -17,7 +17,12 @@ after(async () => {
 const get = async (id: string, key: string = KEYS.secret) => (await t.request('GET', `/v1/bookings/${id}`, { key })).body.booking;
 const types = async (id: string) => (await eventsOf(t, id)).map((e) => e.type).sort();
 
-function expectError(res: { status: number; text: string; body: { error: { code: string; field?: string } } }, status: number, code: string, field?: string) {
+function expectError(
+  res: { status: number; text: string; body: { error: { code: string; field?: string } } },
+  status: number,
+  code: string,
+  field?: string,
+) {
   assert.equal(res.status, status, res.text);
   assert.equal(res.body.error.code, code);
   if (field !== undefined) assert.equal(res.body.error.field, field);
@@ -26,11 +31,22 @@ function expectError(res: { status: number; text: string; body: { error: { code:
 describe('PATCH /bookings/{id}', () => {
   it('updates attendee fields only, bumps updated_at and records BOOKING_UPDATED with the new data', async () => {
     const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-01T10:00:00Z' });
-    const res = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, body: { attendee: { name: 'Grace Hopper', phone: '+1 555 0100', timezone: 'America/New_York' } } });
+    const res = await t.request('PATCH', `/v1/bookings/${id}`, {
+      key: KEYS.secret,
+      body: { attendee: { name: 'Grace Hopper', phone: '+1 555 0100', timezone: 'America/New_York' } },
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.booking.attendee, { name: 'Grace Hopper', email: 'seed@example.com', phone: '+1 555 0100', timezone: 'America/New_York' });
+    assert.deepEqual(res.body.booking.attendee, {
+      name: 'Grace Hopper',
+      email: 'seed@example.com',
+      phone: '+1 555 0100',
+      timezone: 'America/New_York',
+    });
     const events = await eventsOf(t, id);
-    assert.deepEqual(events.map((e) => e.type), ['BOOKING_UPDATED']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['BOOKING_UPDATED'],
+    );
     assert.equal((events[0].data.attendee as { name: string }).name, 'Grace Hopper');
     // the usual national spellings too
     for (const phone of ['(555) 123-4567', '555.123.4567', '020 7946 0958']) {
@@ -65,7 +81,10 @@ describe('PATCH /bookings/{id}', () => {
   ];
   for (const [name, body, field] of bad) {
     it(`400 for ${name}, and nothing changes`, async () => {
-      const id = await seedBooking(t, { status: 'SCHEDULED', start: `2027-02-0${3 + (bad.findIndex((b) => b[0] === name) % 5)}T${String(bad.findIndex((b) => b[0] === name)).padStart(2, '0')}:00:00Z` });
+      const id = await seedBooking(t, {
+        status: 'SCHEDULED',
+        start: `2027-02-0${3 + (bad.findIndex((b) => b[0] === name) % 5)}T${String(bad.findIndex((b) => b[0] === name)).padStart(2, '0')}:00:00Z`,
+      });
       const before = await get(id);
       expectError(await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, body }), 400, 'validation_error', field);
       assert.deepEqual(await get(id), before);
@@ -78,7 +97,11 @@ describe('PATCH /bookings/{id}', () => {
     [{ start_time: '2027-02-02T10:00:00Z' }, 'start_time', 'field "start_time" cannot be changed: PATCH updates attendee details only'],
     [{ attendee: { name: 'X' }, status: 'CANCELLED' }, 'status', 'field "status" cannot be changed: PATCH updates attendee details only'],
     [{ attendee: {} }, 'attendee', 'field "attendee" has no fields to update'],
-    [{ attendee: { name: 'X', company: 'Y' } }, 'attendee.company', 'field "attendee.company" cannot be changed: allowed are name, email, phone, timezone'],
+    [
+      { attendee: { name: 'X', company: 'Y' } },
+      'attendee.company',
+      'field "attendee.company" cannot be changed: allowed are name, email, phone, timezone',
+    ],
     [{ attendee: 'x' }, 'attendee', 'field "attendee" must be an object'],
     [{ attendee: { name: 5 } }, 'attendee.name', 'field "attendee.name" must be string'],
     [{ attendee: { email: 'nope' } }, 'attendee.email', 'field "attendee.email" must be an email address'],
@@ -92,7 +115,11 @@ describe('PATCH /bookings/{id}', () => {
       assert.equal(res.status, 400, res.text);
       assert.deepEqual([res.body.error.field, res.body.error.message], [field, message], JSON.stringify(body));
     }
-    const empty = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, rawBody: '', headers: { 'content-type': 'application/json' } });
+    const empty = await t.request('PATCH', `/v1/bookings/${id}`, {
+      key: KEYS.secret,
+      rawBody: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(empty.body.error.message, 'field "body" must be a JSON object with "attendee"', 'no body at all');
   });
 
@@ -152,7 +179,12 @@ describe('DELETE /bookings/{id}', () => {
 
   it('400 for a reason over 500 characters', async () => {
     const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-10T12:00:00Z' });
-    expectError(await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason: 'x'.repeat(501) } }), 400, 'validation_error', 'reason');
+    expectError(
+      await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason: 'x'.repeat(501) } }),
+      400,
+      'validation_error',
+      'reason',
+    );
     assert.equal((await get(id)).status, 'SCHEDULED');
   });
 
@@ -180,7 +212,12 @@ describe('DELETE /bookings/{id}', () => {
     expectError(await t.request('DELETE', `/v1/bookings/${draft}`, { key: KEYS.secret }), 422, 'cancellation_cutoff_passed');
     assert.equal((await get(draft)).status, 'DRAFT');
     // et_planning_session requires confirmation: its DRAFT is a request on its way to the host
-    const request = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2026-12-01T16:30:00Z', member: MEMBERS.amara });
+    const request = await seedBooking(t, {
+      status: 'DRAFT',
+      eventTypeId: 'et_planning_session',
+      start: '2026-12-01T16:30:00Z',
+      member: MEMBERS.amara,
+    });
     assert.equal((await t.request('DELETE', `/v1/bookings/${request}`, { key: KEYS.secret })).status, 200);
   });
 
@@ -199,7 +236,10 @@ describe('DELETE /bookings/{id}', () => {
 describe('POST /bookings/{id}/reschedule', () => {
   it('moves to a listed slot: new RESCHEDULED booking, old CANCELLED, same member kept, one BOOKING_RESCHEDULED', async () => {
     const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-03T10:00:00Z', member: MEMBERS.jonas, externalId: 'move-me' });
-    const res = await t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-03T11:00:00Z', reason: 'clash' } });
+    const res = await t.request('POST', `/v1/bookings/${old}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-03T11:00:00Z', reason: 'clash' },
+    });
     assert.equal(res.status, 200, res.text);
     const fresh = res.body.booking;
     assert.equal(fresh.status, 'RESCHEDULED');
@@ -218,7 +258,10 @@ describe('POST /bookings/{id}/reschedule', () => {
     assert.deepEqual(await activeHolds(t, old), []);
     assert.deepEqual(await activeHolds(t, fresh.id), [MEMBERS.jonas]);
     const events = await eventsOf(t, fresh.id);
-    assert.deepEqual(events.map((e) => e.type), ['BOOKING_RESCHEDULED']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['BOOKING_RESCHEDULED'],
+    );
     assert.equal(events[0].data.rescheduled_from, old);
     const byExternal = await t.request('GET', '/v1/bookings/external/move-me', { key: KEYS.secret });
     assert.equal(byExternal.body.booking.id, fresh.id);
@@ -227,8 +270,14 @@ describe('POST /bookings/{id}/reschedule', () => {
   it("the booking's own interval does not block its new time (only one host works on Fridays)", async () => {
     const b = await created(t, introBody('2026-12-04T10:00:00Z'));
     assert.deepEqual(await activeHolds(t, b.id), [MEMBERS.amara]);
-    await t.db.pool.query(`update bookings set status = 'SCHEDULED', assigned_to_id = $2, host_ids = array[$2::uuid] where id = $1`, [b.id, MEMBERS.amara]);
-    const res = await t.request('POST', `/v1/bookings/${b.id}/reschedule`, { key: KEYS.secret, body: { startTime: '2026-12-04T10:15:00Z' } });
+    await t.db.pool.query(`update bookings set status = 'SCHEDULED', assigned_to_id = $2, host_ids = array[$2::uuid] where id = $1`, [
+      b.id,
+      MEMBERS.amara,
+    ]);
+    const res = await t.request('POST', `/v1/bookings/${b.id}/reschedule`, {
+      key: KEYS.secret,
+      body: { startTime: '2026-12-04T10:15:00Z' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.booking.assigned_to_id, MEMBERS.amara);
     assert.deepEqual(await activeHolds(t, res.body.booking.id), [MEMBERS.amara]);
@@ -237,7 +286,10 @@ describe('POST /bookings/{id}/reschedule', () => {
   it('another free host takes it when the member is busy then, with ASSIGNMENT_CHANGED', async () => {
     const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-03T09:00:00Z', member: MEMBERS.amara });
     await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-03T13:00:00Z', member: MEMBERS.amara });
-    const res = await t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-03T13:00:00Z' } });
+    const res = await t.request('POST', `/v1/bookings/${old}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-03T13:00:00Z' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.booking.assigned_to_id, MEMBERS.jonas);
     assert.deepEqual((await eventsOf(t, res.body.booking.id)).map((e) => e.type).sort(), ['ASSIGNMENT_CHANGED', 'BOOKING_RESCHEDULED']);
@@ -261,14 +313,19 @@ describe('POST /bookings/{id}/reschedule', () => {
 
   it('confirm moves the RESCHEDULED booking to SCHEDULED', async () => {
     const old = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-10T09:00:00Z' });
-    const moved = await t.request('POST', `/v1/bookings/${old}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-10T10:00:00Z' } });
-    const mails = async () => (await t.db.pool.query('select count(*)::int as n from email_outbox where booking_id = $1', [moved.body.booking.id])).rows[0].n as number;
+    const moved = await t.request('POST', `/v1/bookings/${old}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-10T10:00:00Z' },
+    });
+    const mails = async () =>
+      (await t.db.pool.query('select count(*)::int as n from email_outbox where booking_id = $1', [moved.body.booking.id])).rows[0]
+        .n as number;
     const sent = await mails();
     assert.ok(sent > 0, 'the reschedule invited everyone');
     const res = await t.request('POST', `/v1/bookings/${moved.body.booking.id}/confirm`, { key: KEYS.secret });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.booking.status, 'SCHEDULED');
-    assert.equal(await mails(), sent, 'nothing new to tell: the reschedule\'s invitation stands');
+    assert.equal(await mails(), sent, "nothing new to tell: the reschedule's invitation stands");
   });
 });
 
@@ -310,7 +367,10 @@ describe('security and tenancy on every change endpoint', () => {
   ];
   for (const [method, path, body] of endpoints) {
     it(`${method} ${path(':id')}: 401 without key, 403 without bookings:write or with a publishable key, 404 across organization, mode or id`, async () => {
-      const id = await seedBooking(t, { status: 'PENDING_CONFIRMATION', start: `2027-04-0${1 + endpoints.findIndex((e) => e[1] === path)}T10:00:00Z` });
+      const id = await seedBooking(t, {
+        status: 'PENDING_CONFIRMATION',
+        start: `2027-04-0${1 + endpoints.findIndex((e) => e[1] === path)}T10:00:00Z`,
+      });
       expectError(await t.request(method, path(id), { body }), 401, 'unauthorized');
       expectError(await t.request(method, path(id), { key: KEYS.readOnly, body }), 403, 'forbidden');
       expectError(await t.request(method, path(id), { key: KEYS.publishableAnyOrigin, body }), 403, 'forbidden');

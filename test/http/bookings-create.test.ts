@@ -13,8 +13,12 @@ after(async () => {
   await t.close();
 });
 
-
-async function expectError(res: { status: number; body: { error: { code: string; field?: string; message: string } } }, status: number, code: string, field?: string) {
+async function expectError(
+  res: { status: number; body: { error: { code: string; field?: string; message: string } } },
+  status: number,
+  code: string,
+  field?: string,
+) {
   assert.equal(res.status, status, JSON.stringify(res.body));
   assert.equal(res.body.error.code, code);
   if (field) {
@@ -44,13 +48,19 @@ describe('POST /bookings: happy path', () => {
     const holds = await activeHolds(t, b.id);
     assert.equal(holds.length, 1);
     assert.ok(ADVISORS.includes(holds[0]));
-    const during = await t.db.pool.query(`select lower(during) as lo, upper(during) as hi from booking_members where booking_id = $1`, [b.id]);
+    const during = await t.db.pool.query(`select lower(during) as lo, upper(during) as hi from booking_members where booking_id = $1`, [
+      b.id,
+    ]);
     assert.equal(during.rows[0].lo.toISOString(), '2026-12-02T10:00:00.000Z');
     assert.equal(during.rows[0].hi.toISOString(), '2026-12-02T10:40:00.000Z', 'buffer_after 10 widens the hold');
     const events = await t.db.pool.query(`select type, payload from booking_events where booking_id = $1`, [b.id]);
-    assert.deepEqual(events.rows.map((r) => r.type), ['BOOKING_CREATED']);
+    assert.deepEqual(
+      events.rows.map((r) => r.type),
+      ['BOOKING_CREATED'],
+    );
     assert.equal(events.rows[0].payload.data.id, b.id);
-    const jobs = await t.db.pool.query(`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+    const jobs = await t.db.pool
+      .query(`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
         where k.identifier = 'route-booking'`);
     assert.ok(jobs.rows.some((r) => r.payload.bookingId === b.id));
   });
@@ -72,14 +82,26 @@ describe('POST /bookings: happy path', () => {
   });
 
   it('a publishable key from an allowed origin may create; another origin is 403', async () => {
-    const ok = await t.request('POST', '/v1/bookings', { key: KEYS.publishable, body: introBody('2026-12-02T12:00:00Z'), headers: { origin: 'http://localhost:3000' } });
+    const ok = await t.request('POST', '/v1/bookings', {
+      key: KEYS.publishable,
+      body: introBody('2026-12-02T12:00:00Z'),
+      headers: { origin: 'http://localhost:3000' },
+    });
     assert.equal(ok.status, 201, ok.text);
-    const bad = await t.request('POST', '/v1/bookings', { key: KEYS.publishable, body: introBody('2026-12-02T12:00:00Z'), headers: { origin: 'https://evil.example' } });
+    const bad = await t.request('POST', '/v1/bookings', {
+      key: KEYS.publishable,
+      body: introBody('2026-12-02T12:00:00Z'),
+      headers: { origin: 'https://evil.example' },
+    });
     await expectError(bad, 403, 'forbidden');
   });
 
   it('COLLECTIVE holds every host', async () => {
-    const b = await created(t, { event_type_id: 'et_planning_session', requested_time: '2026-12-03T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' } });
+    const b = await created(t, {
+      event_type_id: 'et_planning_session',
+      requested_time: '2026-12-03T10:00:00Z',
+      attendee: { name: 'C', email: 'c@example.com' },
+    });
     assert.deepEqual(await activeHolds(t, b.id), ADVISORS);
   });
 
@@ -146,7 +168,13 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
   it('any JSON values are stored and returned exactly as sent, by create, read and list', async () => {
     const metadata = {
       crm: { id: 'A-1', tags: ['vip', 'eu'], owner: null, score: 3.25, nested: { deep: [[1, 2], { x: true }] } },
-      empty: {}, list: [], flag: false, nothing: null, n: -0.5, s: 'é✓', ['k'.repeat(40)]: 1,
+      empty: {},
+      list: [],
+      flag: false,
+      nothing: null,
+      n: -0.5,
+      s: 'é✓',
+      ['k'.repeat(40)]: 1,
     };
     const res = await create(t, introBody('2026-12-15T10:00:00Z', { metadata }));
     assert.equal(res.status, 201, res.text);
@@ -194,7 +222,16 @@ describe('POST /bookings: slot conflicts (409)', () => {
     await created(t, introBody('2026-12-10T09:00:00Z', { external_id: 'dup-1' }));
     await conflict(introBody('2026-12-10T11:00:00Z', { external_id: 'dup-1' }));
     await created(t, introBody('2026-12-10T11:00:00Z', { external_id: 'dup-1' }), KEYS.live);
-    const globex = await create(t, { event_type_id: 'et_globex_demo', requested_time: '2026-12-10T16:00:00Z', attendee: { name: 'H', email: 'h@example.com' }, external_id: 'dup-1' }, KEYS.other);
+    const globex = await create(
+      t,
+      {
+        event_type_id: 'et_globex_demo',
+        requested_time: '2026-12-10T16:00:00Z',
+        attendee: { name: 'H', email: 'h@example.com' },
+        external_id: 'dup-1',
+      },
+      KEYS.other,
+    );
     assert.equal(globex.status, 201, globex.text);
   });
 });

@@ -40,7 +40,7 @@ describe('daily cap on a day whose midnight DST skips (America/Santiago, 5 Sep 2
     assert.equal(sixth.is_available, false, 'cap 1 reached');
   });
 
-  it('a booking on the 5th is taken (the 6th\'s booking does not count), one on the 6th is refused', async () => {
+  it("a booking on the 5th is taken (the 6th's booking does not count), one on the 6th is refused", async () => {
     const fifth = await create(t, introBody('2027-09-05T12:00:00Z', { assign_to: MEMBERS.jonas }));
     assert.equal(fifth.status, 201, fifth.text);
     const sixth = await create(t, introBody('2027-09-06T12:00:00Z', { assign_to: MEMBERS.jonas }));

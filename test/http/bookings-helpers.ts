@@ -67,7 +67,16 @@ let seq = 0;
  */
 export async function seedBooking(
   t: TestApp,
-  o: { status: string; start: string; eventTypeId?: string; member?: string; mode?: 'test' | 'live'; minutes?: number; externalId?: string; db?: Queryable },
+  o: {
+    status: string;
+    start: string;
+    eventTypeId?: string;
+    member?: string;
+    mode?: 'test' | 'live';
+    minutes?: number;
+    externalId?: string;
+    db?: Queryable;
+  },
 ): Promise<string> {
   const db = o.db ?? t.db.pool;
   const id = `bkg_seed${String(++seq).padStart(8, '0')}${Math.random().toString(16).slice(2, 10)}`;
@@ -80,8 +89,18 @@ export async function seedBooking(
     `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, custom_fields, external_id,
                            assigned_to_id, host_ids)
      values ($1, 'org_northwind', $2, $3, $4, $5, $6, $7, '{"company":"Seeded"}', $8, $9, $10)`,
-    [id, mode, o.eventTypeId ?? 'et_intro_call', o.status, start, end, JSON.stringify({ name: 'Seed', email: 'seed@example.com' }),
-      o.externalId ?? null, routed ? member : null, routed ? [member] : []],
+    [
+      id,
+      mode,
+      o.eventTypeId ?? 'et_intro_call',
+      o.status,
+      start,
+      end,
+      JSON.stringify({ name: 'Seed', email: 'seed@example.com' }),
+      o.externalId ?? null,
+      routed ? member : null,
+      routed ? [member] : [],
+    ],
   );
   const active = ['DRAFT', 'SCHEDULED', 'PENDING_CONFIRMATION', 'RESCHEDULED'].includes(o.status);
   await db.query(

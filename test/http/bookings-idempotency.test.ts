@@ -84,7 +84,11 @@ describe('Idempotency-Key on POST /bookings', () => {
 
   it('keys are per team (api-spec Limits): the same key is a new request on another team of the organization', async () => {
     const advisors = introBody('2026-12-08T10:00:00Z');
-    const support = { event_type_id: 'et_onboarding', requested_time: '2026-12-08T15:00:00Z', attendee: { name: 'S', email: 's@example.com' } };
+    const support = {
+      event_type_id: 'et_onboarding',
+      requested_time: '2026-12-08T15:00:00Z',
+      attendee: { name: 'S', email: 's@example.com' },
+    };
     const a = await keyed('team-1', advisors);
     assert.equal(a.status, 201, a.text);
     const s = await keyed('team-1', support);
@@ -93,12 +97,20 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal((await keyed('team-1', advisors)).body.booking.id, a.body.booking.id, 'each team replays its own answer');
     assert.equal((await keyed('team-1', support)).body.booking.id, s.body.booking.id);
     // within one team the key is one request: another event type of team_advisors is a reuse
-    const planning = await keyed('team-1', { event_type_id: 'et_planning_session', requested_time: '2026-12-08T11:00:00Z', attendee: { name: 'P', email: 'p@example.com' } });
+    const planning = await keyed('team-1', {
+      event_type_id: 'et_planning_session',
+      requested_time: '2026-12-08T11:00:00Z',
+      attendee: { name: 'P', email: 'p@example.com' },
+    });
     assert.equal(planning.status, 422, planning.text);
     assert.equal(planning.body.error.code, 'idempotency_key_reused');
     // a new event type is scoped to the team in its body
     const newType = (team: string, key = 'team-2', name = `Keyed ${team}`) =>
-      t.request('POST', '/v1/event-types', { key: KEYS.secret, headers: { 'idempotency-key': key }, body: { team_id: team, name, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } } });
+      t.request('POST', '/v1/event-types', {
+        key: KEYS.secret,
+        headers: { 'idempotency-key': key },
+        body: { team_id: team, name, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } },
+      });
     const mine = await newType('team_advisors');
     assert.equal(mine.status, 201, mine.text);
     const other = await newType('team_support');
@@ -107,7 +119,8 @@ describe('Idempotency-Key on POST /bookings', () => {
     // deleting an event type is scoped to that type's team
     const third = await newType('team_advisors', 'team-3', 'Keyed again');
     assert.equal(third.status, 201, third.text);
-    const del = (id: string) => t.request('DELETE', `/v1/event-types/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'team-4' } });
+    const del = (id: string) =>
+      t.request('DELETE', `/v1/event-types/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'team-4' } });
     assert.equal((await del(mine.body.event_type.id)).status, 200);
     const otherDeleted = await del(other.body.event_type.id);
     assert.equal(otherDeleted.status, 200, `another team: a new request (${otherDeleted.text})`);
@@ -119,7 +132,11 @@ describe('Idempotency-Key on POST /bookings', () => {
   });
 
   it('the same request replays even if its team changed since (an event type moved, a record from before per-team keys)', async () => {
-    const body = { event_type_id: 'et_onboarding', requested_time: '2026-12-09T15:00:00Z', attendee: { name: 'M', email: 'm@example.com' } };
+    const body = {
+      event_type_id: 'et_onboarding',
+      requested_time: '2026-12-09T15:00:00Z',
+      attendee: { name: 'M', email: 'm@example.com' },
+    };
     const first = await keyed('moved-1', body);
     assert.equal(first.status, 201, first.text);
     await t.db.pool.query(`update event_types set team_id = 'team_advisors' where id = 'et_onboarding'`);
@@ -147,7 +164,11 @@ describe('Idempotency-Key on POST /bookings', () => {
     const body = introBody('2026-12-07T10:00:00Z');
     assert.equal((await keyed('scope-1', body)).status, 201);
     assert.equal((await keyed('scope-1', body, KEYS.live)).status, 201, 'live mode has its own keys');
-    const globex = await keyed('scope-1', { event_type_id: 'et_globex_demo', requested_time: '2026-12-07T16:00:00Z', attendee: { name: 'H', email: 'h@example.com' } }, KEYS.other);
+    const globex = await keyed(
+      'scope-1',
+      { event_type_id: 'et_globex_demo', requested_time: '2026-12-07T16:00:00Z', attendee: { name: 'H', email: 'h@example.com' } },
+      KEYS.other,
+    );
     assert.equal(globex.status, 201, globex.text);
   });
 });
@@ -162,7 +183,10 @@ describe('Idempotency-Key on DELETE /bookings/{id}', () => {
     assert.equal(retry.body.idempotent_replay, true);
     assert.equal(retry.body.booking.status, 'CANCELLED');
     assert.equal((await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret })).status, 409);
-    assert.equal((await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-2' } })).status, 409);
+    assert.equal(
+      (await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'cancel-2' } })).status,
+      409,
+    );
   });
 });
 
@@ -180,17 +204,25 @@ describe('Idempotency-Key on the other POSTs and over time', () => {
   });
 
   it('a replay keeps idempotent_replay on routes whose first answer was a 200 (webhook rotate-secret and DELETE)', async () => {
-    const hook = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://hooks.example.com/idem', events: ['BOOKING_CREATED'] } });
+    const hook = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: 'https://hooks.example.com/idem', events: ['BOOKING_CREATED'] },
+    });
     assert.equal(hook.status, 201, hook.text);
     const id = hook.body.webhook.id;
-    const rotate = () => t.request('POST', `/v1/webhooks/${id}/rotate-secret`, { key: KEYS.secret, headers: { 'idempotency-key': 'rotate-1' } });
+    const rotate = () =>
+      t.request('POST', `/v1/webhooks/${id}/rotate-secret`, { key: KEYS.secret, headers: { 'idempotency-key': 'rotate-1' } });
     const first = await rotate();
     assert.equal(first.status, 200, first.text);
     const again = await rotate();
     assert.equal(again.status, 200);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.equal(again.body.idempotent_replay, true);
-    assert.equal(JSON.stringify(again.body).includes(first.body.secret ?? first.body.webhook?.secret), true, 'the same secret, not a second rotation');
+    assert.equal(
+      JSON.stringify(again.body).includes(first.body.secret ?? first.body.webhook?.secret),
+      true,
+      'the same secret, not a second rotation',
+    );
     const del = () => t.request('DELETE', `/v1/webhooks/${id}`, { key: KEYS.secret, headers: { 'idempotency-key': 'delete-1' } });
     assert.equal((await del()).status, 200);
     const replayed = await del();

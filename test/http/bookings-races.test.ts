@@ -13,7 +13,8 @@ after(async () => {
   await t.close();
 });
 
-const statuses = (rs: { status: number }[]) => rs.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+const statuses = (rs: { status: number }[]) =>
+  rs.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
 
 async function holdsAt(start: string) {
   const r = await t.db.pool.query(
@@ -26,7 +27,9 @@ async function holdsAt(start: string) {
 describe('capacity under concurrency', () => {
   it('200 concurrent creates on one slot that 2 hosts can take: exactly 2 get 201, 198 get 409', async () => {
     const slot = '2026-12-02T10:00:00Z';
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => create(t, introBody(slot, { attendee: { name: `R${i}`, email: `r${i}@example.com` } }))));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => create(t, introBody(slot, { attendee: { name: `R${i}`, email: `r${i}@example.com` } }))),
+    );
     assert.deepEqual(statuses(results), { 201: 2, 409: 198 });
     assert.ok(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'conflict'));
     // checked in the database afterwards: two bookings, one per host, each holding its member
@@ -45,7 +48,9 @@ describe('capacity under concurrency', () => {
 
   it('the per-day cap holds under concurrency: 40 creates for Jonas over 8 slots of one day, exactly 4 win', async () => {
     const slots = ['07', '08', '09', '10', '11', '12', '13', '14'].map((h) => `2026-12-08T${h}:00:00Z`);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => create(t, introBody(slots[i % 8], { assign_to: MEMBERS.jonas }))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => create(t, introBody(slots[i % 8], { assign_to: MEMBERS.jonas }))),
+    );
     assert.deepEqual(statuses(results), { 201: 4, 409: 36 });
     const n = await t.db.pool.query(
       `select count(*)::int as n from booking_members where member_id = $1 and active and start_time >= '2026-12-08' and start_time < '2026-12-09'`,
@@ -60,10 +65,18 @@ describe('reschedule races', () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
       const day = ['14', '15', '16', '17', '21'][i % 5];
-      ids.push(await seedBooking(t, { status: 'SCHEDULED', start: `2026-12-${day}T${i < 5 ? '09' : '11'}:00:00Z`, member: i % 2 ? MEMBERS.jonas : MEMBERS.amara }));
+      ids.push(
+        await seedBooking(t, {
+          status: 'SCHEDULED',
+          start: `2026-12-${day}T${i < 5 ? '09' : '11'}:00:00Z`,
+          member: i % 2 ? MEMBERS.jonas : MEMBERS.amara,
+        }),
+      );
     }
     const target = '2026-12-10T12:00:00Z';
-    const results = await Promise.all(ids.map((id) => t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.secret, body: { start_time: target } })));
+    const results = await Promise.all(
+      ids.map((id) => t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.secret, body: { start_time: target } })),
+    );
     assert.deepEqual(statuses(results), { 200: 2, 409: 8 });
     assert.deepEqual(await holdsAt(target), ADVISORS);
     for (const [i, r] of results.entries()) {

@@ -52,8 +52,19 @@ async function seedMany(n: number) {
     };
     seeded.push(s);
     const p = values.length;
-    rowsSql.push(`($${p + 1}, 'org_northwind', 'test', $${p + 2}, $${p + 3}, $${p + 4}, $${p + 4}::timestamptz + interval '30 minutes', $${p + 5}, $${p + 6}, $${p + 7}::uuid[], $${p + 8})`);
-    values.push(s.id, s.event_type_id, s.status, new Date(s.start), JSON.stringify({ name: `P${i}`, email: s.email }), s.assigned, s.hosts, new Date(base + Math.floor(i / 5) * 1000));
+    rowsSql.push(
+      `($${p + 1}, 'org_northwind', 'test', $${p + 2}, $${p + 3}, $${p + 4}, $${p + 4}::timestamptz + interval '30 minutes', $${p + 5}, $${p + 6}, $${p + 7}::uuid[], $${p + 8})`,
+    );
+    values.push(
+      s.id,
+      s.event_type_id,
+      s.status,
+      new Date(s.start),
+      JSON.stringify({ name: `P${i}`, email: s.email }),
+      s.assigned,
+      s.hosts,
+      new Date(base + Math.floor(i / 5) * 1000),
+    );
   }
   await t.db.pool.query(
     `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, assigned_to_id, host_ids, created_at)
@@ -109,10 +120,22 @@ describe('GET /bookings: walks over 1,000 bookings', () => {
     ['no filter', '', () => true],
     ['status', 'status=CANCELLED', (s) => s.status === 'CANCELLED'],
     ['event_type_id', 'event_type_id=et_planning_session', (s) => s.event_type_id === 'et_planning_session'],
-    ['assigned_to_id (assigned or any host)', `assigned_to_id=${MEMBERS.jonas}`, (s) => s.assigned === MEMBERS.jonas || s.hosts.includes(MEMBERS.jonas)],
+    [
+      'assigned_to_id (assigned or any host)',
+      `assigned_to_id=${MEMBERS.jonas}`,
+      (s) => s.assigned === MEMBERS.jonas || s.hosts.includes(MEMBERS.jonas),
+    ],
     ['attendee_email (case-insensitive)', 'attendee_email=PERSON3@example.com', (s) => s.email.toLowerCase() === 'person3@example.com'],
-    ['start_date and end_date', 'start_date=2027-01-10T00:00:00Z&end_date=2027-01-20T00:00:00Z', (s) => s.start >= Date.parse('2027-01-10T00:00:00Z') && s.start < Date.parse('2027-01-20T00:00:00Z')],
-    ['several filters (camelCase aliases)', `status=SCHEDULED&eventTypeId=et_intro_call&startDate=2027-01-05`, (s) => s.status === 'SCHEDULED' && s.event_type_id === 'et_intro_call' && s.start >= Date.parse('2027-01-05T00:00:00Z')],
+    [
+      'start_date and end_date',
+      'start_date=2027-01-10T00:00:00Z&end_date=2027-01-20T00:00:00Z',
+      (s) => s.start >= Date.parse('2027-01-10T00:00:00Z') && s.start < Date.parse('2027-01-20T00:00:00Z'),
+    ],
+    [
+      'several filters (camelCase aliases)',
+      `status=SCHEDULED&eventTypeId=et_intro_call&startDate=2027-01-05`,
+      (s) => s.status === 'SCHEDULED' && s.event_type_id === 'et_intro_call' && s.start >= Date.parse('2027-01-05T00:00:00Z'),
+    ],
   ];
   for (const [name, query, keep] of filters) {
     it(`${name}: every match exactly once, in order, while bookings are inserted`, async () => {
@@ -126,7 +149,10 @@ describe('GET /bookings: walks over 1,000 bookings', () => {
 
   it('pages of 100 cover the whole set; the default page is 50', async () => {
     const got = (await walk('', 100)).filter((id) => !isNew(id));
-    assert.deepEqual(got, expected(() => true));
+    assert.deepEqual(
+      got,
+      expected(() => true),
+    );
     const first = await t.request('GET', '/v1/bookings', { key: KEYS.secret });
     assert.equal(first.body.bookings.length, 50);
     assert.equal(first.body.pagination.has_more, true);
@@ -135,10 +161,22 @@ describe('GET /bookings: walks over 1,000 bookings', () => {
 
 describe('GET /bookings: parameters', () => {
   const bad = [
-    'limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'status=BOGUS', 'assigned_to_id=not-a-uuid', 'attendee_email=nope',
-    'start_date=yesterday', 'end_date=2027-13-45T00:00:00Z', 'cursor=forged',
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'limit=1.5',
+    'status=BOGUS',
+    'assigned_to_id=not-a-uuid',
+    'attendee_email=nope',
+    'start_date=yesterday',
+    'end_date=2027-13-45T00:00:00Z',
+    'cursor=forged',
     // impossible dates, which Date.parse would roll over into the next month
-    'start_date=2026-11-31T00:00:00Z', 'start_date=2026-02-29', 'end_date=2026-04-31', 'end_date=2026-12-01T24:00:00Z', 'cursor=eyJhIjoxfQ.AAAAAAAAAAAAAAAA',
+    'start_date=2026-11-31T00:00:00Z',
+    'start_date=2026-02-29',
+    'end_date=2026-04-31',
+    'end_date=2026-12-01T24:00:00Z',
+    'cursor=eyJhIjoxfQ.AAAAAAAAAAAAAAAA',
   ];
   for (const q of bad) {
     it(`400 validation_error for ${q}`, async () => {
@@ -184,7 +222,18 @@ describe('GET /bookings/{id} and /bookings/external/{externalId}', () => {
     const res = await t.request('GET', `/v1/bookings/${b.id}`, { key: KEYS.secret });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true, booking: b });
-    for (const field of ['custom_fields', 'metadata', 'assigned_to_id', 'host_ids', 'event_type_id', 'created_at', 'updated_at', 'cancellation_reason', 'rescheduled_from', 'rescheduled_to']) {
+    for (const field of [
+      'custom_fields',
+      'metadata',
+      'assigned_to_id',
+      'host_ids',
+      'event_type_id',
+      'created_at',
+      'updated_at',
+      'cancellation_reason',
+      'rescheduled_from',
+      'rescheduled_to',
+    ]) {
       assert.ok(field in res.body.booking, field);
     }
     const ext = await t.request('GET', `/v1/bookings/external/${encodeURIComponent('crm/42 x')}`, { key: KEYS.secret });

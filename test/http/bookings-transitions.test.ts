@@ -28,28 +28,76 @@ const T: Expect = { http: 422 };
 const OPS: Record<string, { call: (id: string, i: number) => [string, string, unknown]; expect: Record<Status, Expect> }> = {
   confirm: {
     call: (id) => ['POST', `/v1/bookings/${id}/confirm`, undefined],
-    expect: { DRAFT: C, SCHEDULED: ok('SCHEDULED'), PENDING_CONFIRMATION: ok('SCHEDULED'), RESCHEDULED: ok('SCHEDULED'), CANCELLED: C, COMPLETED: C, NO_SHOW: C },
+    expect: {
+      DRAFT: C,
+      SCHEDULED: ok('SCHEDULED'),
+      PENDING_CONFIRMATION: ok('SCHEDULED'),
+      RESCHEDULED: ok('SCHEDULED'),
+      CANCELLED: C,
+      COMPLETED: C,
+      NO_SHOW: C,
+    },
   },
   complete: {
     call: (id) => ['POST', `/v1/bookings/${id}/complete`, undefined],
-    expect: { DRAFT: C, SCHEDULED: ok('COMPLETED'), PENDING_CONFIRMATION: C, RESCHEDULED: ok('COMPLETED'), CANCELLED: C, COMPLETED: ok('COMPLETED'), NO_SHOW: C },
+    expect: {
+      DRAFT: C,
+      SCHEDULED: ok('COMPLETED'),
+      PENDING_CONFIRMATION: C,
+      RESCHEDULED: ok('COMPLETED'),
+      CANCELLED: C,
+      COMPLETED: ok('COMPLETED'),
+      NO_SHOW: C,
+    },
   },
   'no-show': {
     call: (id) => ['POST', `/v1/bookings/${id}/no-show`, undefined],
-    expect: { DRAFT: C, SCHEDULED: ok('NO_SHOW'), PENDING_CONFIRMATION: C, RESCHEDULED: ok('NO_SHOW'), CANCELLED: C, COMPLETED: C, NO_SHOW: ok('NO_SHOW') },
+    expect: {
+      DRAFT: C,
+      SCHEDULED: ok('NO_SHOW'),
+      PENDING_CONFIRMATION: C,
+      RESCHEDULED: ok('NO_SHOW'),
+      CANCELLED: C,
+      COMPLETED: C,
+      NO_SHOW: ok('NO_SHOW'),
+    },
   },
   cancel: {
     call: (id) => ['DELETE', `/v1/bookings/${id}`, { reason: 'matrix' }],
-    expect: { DRAFT: ok('CANCELLED'), SCHEDULED: ok('CANCELLED'), PENDING_CONFIRMATION: ok('CANCELLED'), RESCHEDULED: ok('CANCELLED'), CANCELLED: C, COMPLETED: T, NO_SHOW: T },
+    expect: {
+      DRAFT: ok('CANCELLED'),
+      SCHEDULED: ok('CANCELLED'),
+      PENDING_CONFIRMATION: ok('CANCELLED'),
+      RESCHEDULED: ok('CANCELLED'),
+      CANCELLED: C,
+      COMPLETED: T,
+      NO_SHOW: T,
+    },
   },
   reschedule: {
     // each applying pair moves to its own free Wednesday slot
     call: (id, i) => ['POST', `/v1/bookings/${id}/reschedule`, { start_time: `2026-12-16T${String(9 + (i % 7)).padStart(2, '0')}:00:00Z` }],
-    expect: { DRAFT: C, SCHEDULED: ok('RESCHEDULED'), PENDING_CONFIRMATION: C, RESCHEDULED: ok('RESCHEDULED'), CANCELLED: C, COMPLETED: C, NO_SHOW: C },
+    expect: {
+      DRAFT: C,
+      SCHEDULED: ok('RESCHEDULED'),
+      PENDING_CONFIRMATION: C,
+      RESCHEDULED: ok('RESCHEDULED'),
+      CANCELLED: C,
+      COMPLETED: C,
+      NO_SHOW: C,
+    },
   },
   patch: {
     call: (id) => ['PATCH', `/v1/bookings/${id}`, { attendee: { name: 'Renamed' } }],
-    expect: { DRAFT: C, SCHEDULED: ok('SCHEDULED'), PENDING_CONFIRMATION: ok('PENDING_CONFIRMATION'), RESCHEDULED: ok('RESCHEDULED'), CANCELLED: T, COMPLETED: T, NO_SHOW: T },
+    expect: {
+      DRAFT: C,
+      SCHEDULED: ok('SCHEDULED'),
+      PENDING_CONFIRMATION: ok('PENDING_CONFIRMATION'),
+      RESCHEDULED: ok('RESCHEDULED'),
+      CANCELLED: T,
+      COMPLETED: T,
+      NO_SHOW: T,
+    },
   },
 };
 

@@ -37,7 +37,13 @@ before(async () => {
     env: { CALENDAR_REQUEST_TIMEOUT_MS: '1500' },
     seed: calendarSeed([
       { id: 'cal_amara_caldav', url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: PASSWORD },
-      { id: 'cal_priya_wrong', member: MEMBERS.priya, url: radicale.calendarUrl('priya', 'home'), username: 'priya', password: 'not-her-password' },
+      {
+        id: 'cal_priya_wrong',
+        member: MEMBERS.priya,
+        url: radicale.calendarUrl('priya', 'home'),
+        username: 'priya',
+        password: 'not-her-password',
+      },
       { id: 'cal_jonas_hang', member: MEMBERS.jonas, url: `http://127.0.0.1:${hangPort}/jonas/cal/`, username: 'jonas', password: 'pw' },
     ]),
   });
@@ -55,14 +61,22 @@ const calendar = async (id: string) => {
   return res.body.calendars.find((c: { id: string }) => c.id === id);
 };
 const availability = async (date: string, key: string = KEYS.secret) => {
-  const res = await t.request('GET', `/v1/availability?event_type_id=${AMARA_TYPE}&start_date=${date}&end_date=${date}&timezone=Europe/London`, { key });
+  const res = await t.request(
+    'GET',
+    `/v1/availability?event_type_id=${AMARA_TYPE}&start_date=${date}&end_date=${date}&timezone=Europe/London`,
+    { key },
+  );
   assert.equal(res.status, 200, res.text);
   return res.body.slots.map((s: { start: string }) => s.start.slice(11, 16));
 };
 const book = (time: string, key: string = KEYS.secret) =>
   t.request('POST', '/v1/bookings', {
     key,
-    body: { event_type_id: AMARA_TYPE, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' } },
+    body: {
+      event_type_id: AMARA_TYPE,
+      requested_time: time,
+      attendee: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' },
+    },
   });
 
 describe('calendar sync against Radicale', { skip }, () => {
@@ -88,10 +102,25 @@ describe('calendar sync against Radicale', { skip }, () => {
 
   it('a sync in another process makes the event busy in availability, create, free/busy and available members at once', async () => {
     // an all-day event on Thursday (DATE, in Amara's zone)
-    await radicale.putEvent('amara', 'work', 'offsite.ics', [
-      'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', 'BEGIN:VEVENT', 'UID:offsite-1', 'DTSTAMP:20261101T000000Z',
-      'DTSTART;VALUE=DATE:20261203', 'DTEND;VALUE=DATE:20261204', 'SUMMARY:Offsite', 'END:VEVENT', 'END:VCALENDAR', '',
-    ].join('\r\n'));
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'offsite.ics',
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//Test//EN',
+        'BEGIN:VEVENT',
+        'UID:offsite-1',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART;VALUE=DATE:20261203',
+        'DTEND;VALUE=DATE:20261204',
+        'SUMMARY:Offsite',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n'),
+    );
     // warm this process's caches first: the sync must drop them
     assert.ok((await availability('2026-12-02')).includes('10:00'));
     const fbUrl = `/v1/freebusy/${MEMBERS.amara}?start=2026-12-02T10:00:00Z&end=2026-12-02T11:00:00Z&time_slot=30`;
@@ -125,7 +154,10 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.match(refused.body.error.message, /not an available slot|not available/);
 
     const fb = await t.request('GET', fbUrl);
-    assert.deepEqual(fb.body.slots.map((s: { status: string; reason?: string }) => `${s.status} ${s.reason}`), ['busy calendar', 'busy calendar']);
+    assert.deepEqual(
+      fb.body.slots.map((s: { status: string; reason?: string }) => `${s.status} ${s.reason}`),
+      ['busy calendar', 'busy calendar'],
+    );
 
     const avail = await t.request('GET', '/v1/team/members/available?date=2026-12-03', { key: KEYS.secret });
     assert.equal(avail.status, 200);
@@ -139,10 +171,16 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.equal(ok.status, 201, ok.text);
     const id = ok.body.booking.id;
     assert.equal(await routeBooking({ db: t.db.pool, now: () => NOW, log: pino({ level: 'silent' }) }, id), 'routed');
-    const busy = await t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-02T10:00:00Z' } });
+    const busy = await t.request('POST', `/v1/bookings/${id}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-02T10:00:00Z' },
+    });
     assert.equal(busy.status, 409, busy.text);
     assert.match(busy.body.error.message, /not an available slot/);
-    const free = await t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-02T15:00:00Z' } });
+    const free = await t.request('POST', `/v1/bookings/${id}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-02T15:00:00Z' },
+    });
     assert.equal(free.status, 200, free.text);
   });
 
@@ -162,9 +200,24 @@ describe('calendar sync against Radicale', { skip }, () => {
   });
 
   it('transparent and cancelled events are free; tentative ones are busy', async () => {
-    await radicale.putEvent('amara', 'work', 'transparent.ics', vevent('tr-1', '2026-12-04T09:00:00Z', '2026-12-04T10:00:00Z', ['TRANSP:TRANSPARENT']));
-    await radicale.putEvent('amara', 'work', 'cancelled.ics', vevent('cx-1', '2026-12-04T11:00:00Z', '2026-12-04T12:00:00Z', ['STATUS:CANCELLED']));
-    await radicale.putEvent('amara', 'work', 'tentative.ics', vevent('tt-1', '2026-12-04T13:00:00Z', '2026-12-04T14:00:00Z', ['STATUS:TENTATIVE']));
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'transparent.ics',
+      vevent('tr-1', '2026-12-04T09:00:00Z', '2026-12-04T10:00:00Z', ['TRANSP:TRANSPARENT']),
+    );
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'cancelled.ics',
+      vevent('cx-1', '2026-12-04T11:00:00Z', '2026-12-04T12:00:00Z', ['STATUS:CANCELLED']),
+    );
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'tentative.ics',
+      vevent('tt-1', '2026-12-04T13:00:00Z', '2026-12-04T14:00:00Z', ['STATUS:TENTATIVE']),
+    );
     assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
     const slots = await availability('2026-12-04');
     assert.ok(slots.includes('09:00') && slots.includes('11:00'));
@@ -172,11 +225,19 @@ describe('calendar sync against Radicale', { skip }, () => {
   });
 
   it('a new day moves the window: the stored events are expanded again without reading them again', async () => {
-    await radicale.putEvent('amara', 'work', 'standup.ics', vevent('standup-1', '2026-12-01T08:00:00Z', '2026-12-01T08:15:00Z', ['RRULE:FREQ=DAILY']));
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'standup.ics',
+      vevent('standup-1', '2026-12-01T08:00:00Z', '2026-12-01T08:15:00Z', ['RRULE:FREQ=DAILY']),
+    );
     assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
-    const last = async () => (await t.db.pool.query(
-      `select max(end_time) as e, min(start_time) as s from calendar_busy where calendar_id = 'cal_amara_caldav' and href like '%/standup.ics'`,
-    )).rows[0];
+    const last = async () =>
+      (
+        await t.db.pool.query(
+          `select max(end_time) as e, min(start_time) as s from calendar_busy where calendar_id = 'cal_amara_caldav' and href like '%/standup.ics'`,
+        )
+      ).rows[0];
     const before = await last();
     // the window: start of yesterday (UTC) to the end of today + 180 days
     assert.equal(before.s.toISOString(), '2026-12-01T08:00:00.000Z');
@@ -218,11 +279,25 @@ describe('calendar sync against Radicale', { skip }, () => {
   it('one unparseable event among good ones is skipped and counted; the others still count', async () => {
     // Radicale checks what it is given, so the bad event is one it accepts and we cannot read:
     // a time zone that exists nowhere, without a VTIMEZONE
-    await radicale.putEvent('amara', 'work', 'mars.ics', [
-      'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', 'BEGIN:VEVENT', 'UID:mars-1', 'DTSTAMP:20261101T000000Z',
-      'DTSTART;TZID=Mars/Olympus_Mons:20261207T100000', 'DTEND;TZID=Mars/Olympus_Mons:20261207T110000', 'SUMMARY:Rover',
-      'END:VEVENT', 'END:VCALENDAR', '',
-    ].join('\r\n'));
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'mars.ics',
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//Test//EN',
+        'BEGIN:VEVENT',
+        'UID:mars-1',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART;TZID=Mars/Olympus_Mons:20261207T100000',
+        'DTEND;TZID=Mars/Olympus_Mons:20261207T110000',
+        'SUMMARY:Rover',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n'),
+    );
     await radicale.putEvent('amara', 'work', 'good.ics', vevent('good-1', '2026-12-07T12:00:00Z', '2026-12-07T13:00:00Z'));
     const r = await syncNow(t, 'cal_amara_caldav');
     assert.equal(r.status, 'SUCCESS', r.error ?? '');
@@ -262,7 +337,9 @@ describe('calendar sync against Radicale', { skip }, () => {
     const t0 = Date.now();
     const c = await calendar('cal_jonas_hang');
     assert.equal(c.syncStatus, 'SYNCING');
-    const res = await t.request('GET', `/v1/availability?event_type_id=et_intro_call&start_date=2026-12-02&end_date=2026-12-02`, { key: KEYS.secret });
+    const res = await t.request('GET', `/v1/availability?event_type_id=et_intro_call&start_date=2026-12-02&end_date=2026-12-02`, {
+      key: KEYS.secret,
+    });
     assert.equal(res.status, 200);
     assert.ok(Date.now() - t0 < 1000, `the API took ${Date.now() - t0} ms`);
     const r = await running;

@@ -24,19 +24,43 @@ before(async () => {
     { id: 'cal_amara_caldav', url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: 'amara-pw' },
     { id: 'cal_jonas_caldav', member: MEMBERS.jonas, url: radicale.calendarUrl('jonas', 'work'), username: 'jonas', password: 'jonas-pw' },
     // a collection that does not exist: every write to it fails (HTTP 409), never with 401
-    { id: 'cal_priya_broken', member: MEMBERS.priya, url: radicale.calendarUrl('priya', 'missing'), username: 'priya', password: 'priya-pw' },
+    {
+      id: 'cal_priya_broken',
+      member: MEMBERS.priya,
+      url: radicale.calendarUrl('priya', 'missing'),
+      username: 'priya',
+      password: 'priya-pw',
+    },
   ]);
   const org = seed.organizations[0];
   org.event_types.push(
     {
-      id: 'et_amara_confirm', team_id: 'team_advisors', name: 'Amara review', slug: 'amara-review', duration: 30, slot_interval: 30,
-      minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: true,
-      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.amara],
+      id: 'et_amara_confirm',
+      team_id: 'team_advisors',
+      name: 'Amara review',
+      slug: 'amara-review',
+      duration: 30,
+      slot_interval: 30,
+      minimum_booking_notice: 0,
+      scheduling_type: 'SOLO',
+      requires_confirmation: true,
+      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
+      custom_fields: [],
+      host_ids: [MEMBERS.amara],
     },
     {
-      id: 'et_priya_solo', team_id: 'team_advisors', name: 'Priya call', slug: 'priya-call', duration: 30, slot_interval: 30,
-      minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false,
-      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.priya],
+      id: 'et_priya_solo',
+      team_id: 'team_advisors',
+      name: 'Priya call',
+      slug: 'priya-call',
+      duration: 30,
+      slot_interval: 30,
+      minimum_booking_notice: 0,
+      scheduling_type: 'SOLO',
+      requires_confirmation: false,
+      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
+      custom_fields: [],
+      host_ids: [MEMBERS.priya],
     },
   );
   t = await startApp({ now: NOW, seed, worker: true, env: { CALENDAR_WRITE_ATTEMPTS: '2' } });
@@ -50,7 +74,11 @@ after(async () => {
 const book = async (type: string, time: string, key: string = KEYS.live) => {
   const res = await t.request('POST', '/v1/bookings', {
     key,
-    body: { event_type_id: type, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' } },
+    body: {
+      event_type_id: type,
+      requested_time: time,
+      attendee: { name: 'Ada Lovelace', email: 'ada@example.com', timezone: 'Europe/London' },
+    },
   });
   assert.equal(res.status, 201, res.text);
   return res.body.booking.id as string;
@@ -64,7 +92,7 @@ const eventWhen = (rootId: string, ready: (text: string) => boolean) =>
   });
 const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
 
-describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, () => {
+describe("booking write-back to the host's primary CalDAV calendar", { skip }, () => {
   let root: string;
 
   it('a seeded calendar syncs by itself once a worker runs, and its next sync waits CALENDAR_SYNC_INTERVAL', async () => {
@@ -72,11 +100,17 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
       const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.amara}`, { key: KEYS.secret });
       return res.body.calendars.find((c: { id: string; syncStatus: string }) => c.id === 'cal_amara_caldav' && c.syncStatus === 'SUCCESS');
     });
-    const next = await waitFor('the next sync job', async () => (await t.db.pool.query(
-      // (the first sync's own job keeps the key until it completes: the next one runs later)
-      `select key, run_at from graphile_worker.jobs
+    const next = await waitFor(
+      'the next sync job',
+      async () =>
+        (
+          await t.db.pool.query(
+            // (the first sync's own job keeps the key until it completes: the next one runs later)
+            `select key, run_at from graphile_worker.jobs
         where task_identifier = 'sync-calendar' and key = 'calendar-sync:cal_amara_caldav' and run_at > now() + interval '1 minute'`,
-    )).rows[0]);
+          )
+        ).rows[0],
+    );
     // the injected clock is NOW; the job runs the default 300 s after it
     assert.equal(next.run_at.toISOString(), new Date(NOW.getTime() + 300_000).toISOString());
   });
@@ -98,8 +132,11 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
     assert.equal(rows.rows[0].n, 0);
   });
 
-  it('an attendee PATCH updates the event\'s ATTENDEE', async () => {
-    const res = await t.request('PATCH', `/v1/bookings/${root}`, { key: KEYS.live, body: { attendee: { name: 'Grace Hopper', email: 'grace@example.com' } } });
+  it("an attendee PATCH updates the event's ATTENDEE", async () => {
+    const res = await t.request('PATCH', `/v1/bookings/${root}`, {
+      key: KEYS.live,
+      body: { attendee: { name: 'Grace Hopper', email: 'grace@example.com' } },
+    });
     assert.equal(res.status, 200, res.text);
     const text = unfolded(await eventWhen(root, (x) => unfolded(x).includes('mailto:grace@example.com')));
     assert.match(text, /^ATTENDEE;CN=Grace Hopper;.*:mailto:grace@example\.com\r$/m);
@@ -108,7 +145,10 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
   });
 
   it('a reschedule moves the same UID to the new time and names the new booking', async () => {
-    const res = await t.request('POST', `/v1/bookings/${root}/reschedule`, { key: KEYS.live, body: { start_time: '2026-12-02T13:00:00Z' } });
+    const res = await t.request('POST', `/v1/bookings/${root}/reschedule`, {
+      key: KEYS.live,
+      body: { start_time: '2026-12-02T13:00:00Z' },
+    });
     assert.equal(res.status, 200, res.text);
     const moved = res.body.booking.id;
     const text = unfolded(await eventWhen(root, (x) => x.includes('DTSTART:20261202T130000Z')));
@@ -133,11 +173,16 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
     await eventWhen(id, (x) => /^STATUS:CONFIRMED\r$/m.test(x));
   });
 
-  it('a reschedule that changes the host moves the event from one host\'s calendar to the other\'s', async () => {
+  it("a reschedule that changes the host moves the event from one host's calendar to the other's", async () => {
     const res = await t.request('POST', '/v1/bookings', {
       key: KEYS.live,
-      body: { event_type_id: 'et_intro_call', requested_time: '2026-12-02T09:00:00Z', assign_to: MEMBERS.amara,
-        attendee: { name: 'Ada Lovelace', email: 'ada@example.com' }, custom_fields: { company: 'Analytical Engines' } },
+      body: {
+        event_type_id: 'et_intro_call',
+        requested_time: '2026-12-02T09:00:00Z',
+        assign_to: MEMBERS.amara,
+        attendee: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        custom_fields: { company: 'Analytical Engines' },
+      },
     });
     assert.equal(res.status, 201, res.text);
     const id = res.body.booking.id;
@@ -145,35 +190,47 @@ describe('booking write-back to the host\'s primary CalDAV calendar', { skip }, 
     // Amara's own calendar fills 11:00–12:00: only Jonas can take the new time
     await radicale.putEvent('amara', 'work', 'busy.ics', vevent('amara-busy', '2026-12-02T11:00:00Z', '2026-12-02T12:00:00Z'));
     assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
-    const moved = await t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.live, body: { start_time: '2026-12-02T11:00:00Z' } });
+    const moved = await t.request('POST', `/v1/bookings/${id}/reschedule`, {
+      key: KEYS.live,
+      body: { start_time: '2026-12-02T11:00:00Z' },
+    });
     assert.equal(moved.status, 200, moved.text);
     assert.equal(moved.body.booking.assigned_to_id, MEMBERS.jonas);
     const jonasHref = resourceUrl(radicale.calendarUrl('jonas', 'work'), `${id}@booking-service`);
-    const text = await waitFor('the event in Jonas\'s calendar', async () => {
+    const text = await waitFor("the event in Jonas's calendar", async () => {
       const r = await radicale.get('jonas', jonasHref);
       return r.status === 200 ? unfolded(r.text) : undefined;
     });
     assert.match(text, /^DTSTART:20261202T110000Z\r$/m);
     assert.match(text, new RegExp(`^X-BOOKING-ID:${moved.body.booking.id}\\r$`, 'm'));
-    await waitFor('the event to leave Amara\'s calendar', async () => (await radicale.get('amara', href(id))).status === 404);
+    await waitFor("the event to leave Amara's calendar", async () => (await radicale.get('amara', href(id))).status === 404);
   });
 
-  it('test-mode bookings are not written to a host\'s calendar', async () => {
+  it("test-mode bookings are not written to a host's calendar", async () => {
     const id = await book(AMARA_TYPE, '2026-12-04T10:00:00Z', KEYS.secret);
-    await waitFor('routing', async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking.status === 'SCHEDULED');
-    const jobs = await t.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'write-calendar-event'`);
+    await waitFor(
+      'routing',
+      async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking.status === 'SCHEDULED',
+    );
+    const jobs = await t.db.pool.query(
+      `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'write-calendar-event'`,
+    );
     assert.equal(jobs.rows[0].n, 0);
     assert.equal((await radicale.get('amara', href(id))).status, 404);
   });
 
   it('a write that fails for good (after a retry with backoff) shows ERROR with a syncError naming the booking', async () => {
     const id = await book('et_priya_solo', '2026-12-02T16:00:00Z');
-    const cal = await waitFor('the calendar to show ERROR', async () => {
-      const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.priya}`, { key: KEYS.secret });
-      const c = res.body.calendars.find((x: { id: string }) => x.id === 'cal_priya_broken');
-      // (its own sync failed already: the collection does not exist)
-      return c?.syncStatus === 'ERROR' && c.syncError.includes(id) ? c : undefined;
-    }, 20_000);
+    const cal = await waitFor(
+      'the calendar to show ERROR',
+      async () => {
+        const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.priya}`, { key: KEYS.secret });
+        const c = res.body.calendars.find((x: { id: string }) => x.id === 'cal_priya_broken');
+        // (its own sync failed already: the collection does not exist)
+        return c?.syncStatus === 'ERROR' && c.syncError.includes(id) ? c : undefined;
+      },
+      20_000,
+    );
     assert.match(cal.syncError, new RegExp(`booking ${id}`));
     assert.match(cal.syncError, /after 2 attempts/);
     assert.ok(!cal.syncError.includes('priya-pw'));

@@ -21,7 +21,23 @@ after(async () => t?.close());
 
 const get = (path: string, key: string | null = KEYS.secret) => t.request('GET', path, { key });
 const ids = (body: { calendars: { id: string }[] }) => body.calendars.map((c) => c.id);
-const FIELDS = ['calendarId', 'calendarName', 'createdAt', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'supportsWebhooks', 'syncError', 'syncStatus', 'teamId', 'timezone', 'updatedAt', 'userId'];
+const FIELDS = [
+  'calendarId',
+  'calendarName',
+  'createdAt',
+  'id',
+  'isPrimary',
+  'lastSyncAt',
+  'provider',
+  'providerEmail',
+  'supportsWebhooks',
+  'syncError',
+  'syncStatus',
+  'teamId',
+  'timezone',
+  'updatedAt',
+  'userId',
+];
 
 describe('GET /v1/calendars', () => {
   it('lists primary calendars first, then oldest first, camelCase, nothing credential-like', async () => {
@@ -59,13 +75,20 @@ describe('GET /v1/calendars', () => {
     assert.equal(rest.body.pagination.hasMore, false);
   });
 
-  it('never shows another organization\'s calendars; filters naming them match nothing', async () => {
+  it("never shows another organization's calendars; filters naming them match nothing", async () => {
     assert.deepEqual(ids((await get('/v1/calendars', KEYS.other)).body), ['cal_hank_apple']);
     assert.deepEqual(ids((await get(`/v1/calendars?userId=${MEMBERS.otherOrg}`)).body), []);
     assert.deepEqual(ids((await get('/v1/calendars?teamId=team_globex')).body), []);
   });
 
-  for (const [q, field] of [['userId=amara', 'userId'], ['provider=OUTLOOK', 'provider'], ['syncStatus=DONE', 'syncStatus'], ['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=-1', 'offset']]) {
+  for (const [q, field] of [
+    ['userId=amara', 'userId'],
+    ['provider=OUTLOOK', 'provider'],
+    ['syncStatus=DONE', 'syncStatus'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['offset=-1', 'offset'],
+  ]) {
     it(`400 naming ${field} for ${q}`, async () => {
       const res = await get(`/v1/calendars?${q}`);
       assert.equal(res.status, 400);
@@ -87,12 +110,21 @@ describe('GET /v1/calendars', () => {
 });
 
 describe('GET /v1/calendars/{userId}', () => {
-  it('returns the user\'s calendars with the documented fields', async () => {
+  it("returns the user's calendars with the documented fields", async () => {
     const res = await get(`/v1/calendars/${MEMBERS.amara}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.userId, MEMBERS.amara);
     assert.deepEqual(ids(res.body), ['cal_amara_google', 'cal_amara_apple']);
-    assert.deepEqual(Object.keys(res.body.calendars[0]).sort(), ['calendarName', 'id', 'isPrimary', 'lastSyncAt', 'provider', 'providerEmail', 'syncError', 'syncStatus']);
+    assert.deepEqual(Object.keys(res.body.calendars[0]).sort(), [
+      'calendarName',
+      'id',
+      'isPrimary',
+      'lastSyncAt',
+      'provider',
+      'providerEmail',
+      'syncError',
+      'syncStatus',
+    ]);
     assert.equal(res.body.calendars[1].lastSyncAt, null);
   });
 

@@ -36,7 +36,13 @@ function rawRequest(text: string): Promise<{ status: number; headers: Record<str
   });
 }
 
-function expectEnvelope(status: number, headers: { get(name: string): string | null }, body: string, want: { status: number; type: string; code: string }, label: string) {
+function expectEnvelope(
+  status: number,
+  headers: { get(name: string): string | null },
+  body: string,
+  want: { status: number; type: string; code: string },
+  label: string,
+) {
   assert.equal(status, want.status, `${label}: ${body}`);
   const parsed = JSON.parse(body);
   assert.equal(parsed.success, false, label);
@@ -57,26 +63,40 @@ describe('malformed URLs (Fastify FST_ERR_BAD_URL)', () => {
     });
   }
 
-  it('a path id over the router\'s 500 characters → 404 in the envelope', async () => {
+  it("a path id over the router's 500 characters → 404 in the envelope", async () => {
     const res = await t.request('GET', `/v1/bookings/${'b'.repeat(600)}`, { key: KEYS.secret });
     expectEnvelope(res.status, res.headers, res.text, { status: 404, type: 'not_found_error', code: 'not_found' }, 'long id');
   });
 });
 
-describe('requests Node\'s HTTP parser refuses', () => {
+describe("requests Node's HTTP parser refuses", () => {
   it('a URL over 16 KB → 414 in the envelope with a fresh X-Request-Id', async () => {
     for (const path of [`/v1/bookings/${'a'.repeat(17_000)}`, `/v1/bookings?status=${'a'.repeat(17_000)}`, `/${'a'.repeat(70_000)}`]) {
       const res = await fetch(t.url + path, { headers: { authorization: `Bearer ${KEYS.secret}` } });
       const text = await res.text();
-      expectEnvelope(res.status, res.headers, text, { status: 414, type: 'invalid_request_error', code: 'uri_too_long' }, path.slice(0, 20));
+      expectEnvelope(
+        res.status,
+        res.headers,
+        text,
+        { status: 414, type: 'invalid_request_error', code: 'uri_too_long' },
+        path.slice(0, 20),
+      );
       assert.match(res.headers.get('x-request-id')!, UUID);
       assert.equal(JSON.parse(text).error.request_id, res.headers.get('x-request-id'));
     }
   });
 
   it('headers over 16 KB → 431 in the envelope', async () => {
-    const res = await fetch(`${t.url}/v1/bookings`, { headers: { authorization: `Bearer ${KEYS.secret}`, 'x-filler': 'f'.repeat(17_000) } });
-    expectEnvelope(res.status, res.headers, await res.text(), { status: 431, type: 'invalid_request_error', code: 'headers_too_large' }, '431');
+    const res = await fetch(`${t.url}/v1/bookings`, {
+      headers: { authorization: `Bearer ${KEYS.secret}`, 'x-filler': 'f'.repeat(17_000) },
+    });
+    expectEnvelope(
+      res.status,
+      res.headers,
+      await res.text(),
+      { status: 431, type: 'invalid_request_error', code: 'headers_too_large' },
+      '431',
+    );
   });
 
   it('a malformed request line or header → 400 in the envelope', async () => {
@@ -87,7 +107,13 @@ describe('requests Node\'s HTTP parser refuses', () => {
     ]) {
       const res = await rawRequest(text);
       const headers = { get: (n: string) => res.headers[n.toLowerCase()] ?? null };
-      expectEnvelope(res.status, headers, res.body, { status: 400, type: 'invalid_request_error', code: 'validation_error' }, JSON.stringify(text));
+      expectEnvelope(
+        res.status,
+        headers,
+        res.body,
+        { status: 400, type: 'invalid_request_error', code: 'validation_error' },
+        JSON.stringify(text),
+      );
     }
   });
 

@@ -24,9 +24,12 @@ describe('GET /v1/event-types', () => {
     assert.equal(res.body.event_types[2].slot_interval, 60, 'slot_interval defaults to duration');
   });
 
-  it('never shows another organization\'s types', async () => {
+  it("never shows another organization's types", async () => {
     const res = await t.request('GET', '/v1/event-types', { key: KEYS.other });
-    assert.deepEqual(res.body.event_types.map((e: { id: string }) => e.id), ['et_globex_demo']);
+    assert.deepEqual(
+      res.body.event_types.map((e: { id: string }) => e.id),
+      ['et_globex_demo'],
+    );
   });
 
   it('accepts a publishable key and the unprefixed alias path', async () => {
@@ -41,12 +44,15 @@ describe('GET /v1/event-types/{id}', () => {
     const res = await t.request('GET', '/v1/event-types/et_intro_call', { key: KEYS.secret });
     assert.equal(res.status, 200);
     const fields = res.body.event_type.custom_fields;
-    assert.deepEqual(fields.map((f: { key: string }) => f.key), ['company', 'topic']);
+    assert.deepEqual(
+      fields.map((f: { key: string }) => f.key),
+      ['company', 'topic'],
+    );
     assert.deepEqual(fields[1].options, ['pensions', 'mortgages', 'other']);
     assert.equal(fields[0].required, true);
   });
 
-  it('is 404 for another organization\'s type, never 403', async () => {
+  it("is 404 for another organization's type, never 403", async () => {
     const res = await t.request('GET', '/v1/event-types/et_globex_demo', { key: KEYS.secret });
     assert.equal(res.status, 404);
     assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message', 'type']);

@@ -18,7 +18,13 @@ const WORKLOAD = { prep: 5, meeting: 30, implementation: 0, admin: 5 };
 const post = (body: unknown, key: string = KEYS.secret) => t.request('POST', '/v1/event-types', { key, body });
 const patch = (id: string, body: unknown, key: string = KEYS.secret) => t.request('PATCH', `/v1/event-types/${id}`, { key, body });
 const del = (id: string, key: string = KEYS.secret) => t.request('DELETE', `/v1/event-types/${id}`, { key });
-const minimal = (extra: Record<string, unknown> = {}) => ({ team_id: 'team_advisors', name: 'Quick chat', duration: 20, workload: WORKLOAD, ...extra });
+const minimal = (extra: Record<string, unknown> = {}) => ({
+  team_id: 'team_advisors',
+  name: 'Quick chat',
+  duration: 20,
+  workload: WORKLOAD,
+  ...extra,
+});
 
 describe('POST /v1/event-types', () => {
   it('creates with the documented defaults', async () => {
@@ -43,7 +49,7 @@ describe('POST /v1/event-types', () => {
     assert.equal(read.body.event_type.name, 'Café Consult');
   });
 
-  it('makes a fresh slug when the name\'s slug is taken, but 409s an explicit one', async () => {
+  it("makes a fresh slug when the name's slug is taken, but 409s an explicit one", async () => {
     const a = await post(minimal({ name: 'Intro Call' }));
     assert.equal(a.status, 201);
     assert.equal(a.body.event_type.slug, 'intro-call-2');
@@ -88,7 +94,13 @@ describe('POST /v1/event-types', () => {
     assert.deepEqual(e.host_ids, [MEMBERS.jonas, MEMBERS.amara]);
     assert.equal(e.owner_id, MEMBERS.amara);
     assert.equal(e.requires_confirmation, true);
-    assert.deepEqual(e.custom_fields.map((f: { key: string; order: number }) => [f.key, f.order]), [['size', 0], ['plan', 1]]);
+    assert.deepEqual(
+      e.custom_fields.map((f: { key: string; order: number }) => [f.key, f.order]),
+      [
+        ['size', 0],
+        ['plan', 1],
+      ],
+    );
     assert.deepEqual(e.custom_fields[1].options, ['basic', 'pro']);
   });
 
@@ -120,7 +132,16 @@ describe('POST /v1/event-types', () => {
       ['empty host list', { host_ids: [] }, 'host_ids'],
       ['unknown custom field type', { custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }, 'custom_fields[0].type'],
       ['SELECT without options', { custom_fields: [{ key: 'a', label: 'A', type: 'SELECT' }] }, 'custom_fields[0].options'],
-      ['duplicate custom field key', { custom_fields: [{ key: 'a', label: 'A', type: 'TEXT' }, { key: 'a', label: 'B', type: 'TEXT' }] }, 'custom_fields[1].key'],
+      [
+        'duplicate custom field key',
+        {
+          custom_fields: [
+            { key: 'a', label: 'A', type: 'TEXT' },
+            { key: 'a', label: 'B', type: 'TEXT' },
+          ],
+        },
+        'custom_fields[1].key',
+      ],
     ];
     for (const [name, extra, field] of cases) {
       it(name, async () => {
@@ -182,7 +203,11 @@ describe('PATCH /v1/event-types/{id}', () => {
     assert.equal(off.status, 200);
     assert.match(off.body.warning, /active booking/);
     assert.equal(off.body.event_type.is_active, false);
-    assert.equal((await t.request('GET', `/v1/event-types/${created.id}`, { key: KEYS.secret })).status, 404, 'inactive types are not readable');
+    assert.equal(
+      (await t.request('GET', `/v1/event-types/${created.id}`, { key: KEYS.secret })).status,
+      404,
+      'inactive types are not readable',
+    );
     const on = await patch(created.id, { is_active: true });
     assert.equal(on.body.warning, null);
   });
@@ -190,7 +215,10 @@ describe('PATCH /v1/event-types/{id}', () => {
   it('replaces custom fields when sent', async () => {
     const created = (await post(minimal({ name: 'Fields', custom_fields: [{ key: 'a', label: 'A', type: 'TEXT' }] }))).body.event_type;
     const res = await patch(created.id, { custom_fields: [{ key: 'b', label: 'B', type: 'EMAIL', required: true }] });
-    assert.deepEqual(res.body.event_type.custom_fields.map((f: { key: string }) => f.key), ['b']);
+    assert.deepEqual(
+      res.body.event_type.custom_fields.map((f: { key: string }) => f.key),
+      ['b'],
+    );
   });
 
   it('409 on a slug in use; 400 naming a bad field; 403 for a foreign team; 404 for foreign or deleted ids', async () => {
@@ -207,7 +235,7 @@ describe('PATCH /v1/event-types/{id}', () => {
     assert.equal((await patch(created.id, { name: 'x' }, KEYS.publishableAnyOrigin)).status, 403);
     assert.equal((await patch(created.id, { name: 'x' }, readOnlyWriteless)).status, 403);
     const globex = await t.request('GET', '/v1/event-types/et_globex_demo', { key: KEYS.other });
-    assert.equal(globex.body.event_type.name, 'Globex demo', 'the other organization\'s type is untouched');
+    assert.equal(globex.body.event_type.name, 'Globex demo', "the other organization's type is untouched");
   });
 });
 
@@ -235,7 +263,11 @@ describe('JSON body types (regression: bodies were coerced like query strings)',
 
   it('an empty body means no body: DELETE with Content-Type: application/json works, POST still needs one', async () => {
     const created = (await post(minimal({ name: 'Bodyless delete' }))).body.event_type;
-    const res = await t.request('DELETE', `/v1/event-types/${created.id}`, { key: KEYS.secret, rawBody: '', headers: { 'content-type': 'application/json' } });
+    const res = await t.request('DELETE', `/v1/event-types/${created.id}`, {
+      key: KEYS.secret,
+      rawBody: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 200, res.text);
     for (const type of ['application/json', 'text/plain']) {
       const empty = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: '', headers: { 'content-type': type } });
@@ -261,7 +293,11 @@ describe('JSON body types (regression: bodies were coerced like query strings)',
     const entry = await post(minimal({ custom_fields: [{ key: 'a', label: 'A', type: 'COLOR' }] }));
     assert.equal(entry.body.error.field, 'custom_fields[0].type');
     assert.match(entry.body.error.message, /^field "custom_fields\[0\]\.type" must be one of "TEXT"/);
-    const text = await t.request('POST', '/v1/event-types', { key: KEYS.secret, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const text = await t.request('POST', '/v1/event-types', {
+      key: KEYS.secret,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(text.status, 400);
     assert.equal(text.body.error.type, 'invalid_request_error');
     assert.match(text.body.error.message, /application\/json/);
@@ -283,7 +319,13 @@ describe('DELETE /v1/event-types/{id}', () => {
 
   it('422 precondition_failed while active bookings exist; allowed once they are cancelled', async () => {
     const created = (await post(minimal({ name: 'Busy type' }))).body.event_type;
-    const booking = await insertBooking(t.db.pool, { mode: 'live', eventTypeId: created.id, memberIds: [MEMBERS.jonas], start: '2026-12-02T10:00:00Z', minutes: 20 });
+    const booking = await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: created.id,
+      memberIds: [MEMBERS.jonas],
+      start: '2026-12-02T10:00:00Z',
+      minutes: 20,
+    });
     const res = await del(created.id);
     assert.equal(res.status, 422);
     assert.equal(res.body.error.code, 'precondition_failed');
@@ -292,7 +334,7 @@ describe('DELETE /v1/event-types/{id}', () => {
     assert.equal((await del(created.id)).status, 200);
   });
 
-  it('404 for another organization\'s type; 403 without the scope', async () => {
+  it("404 for another organization's type; 403 without the scope", async () => {
     assert.equal((await del('et_globex_demo')).status, 404);
     assert.equal((await del('et_onboarding', KEYS.publishableAnyOrigin)).status, 403);
     assert.equal((await del('et_onboarding', readOnlyWriteless)).status, 403);
@@ -306,16 +348,20 @@ describe('GET /v1/event-types/{id}/fields', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.event_type_id, 'et_intro_call');
     const std = res.body.standard_fields.map((f: { key: string }) => f.key);
-    for (const k of ['requested_time', 'attendee.name', 'attendee.email', 'attendee.phone', 'attendee.timezone']) assert.ok(std.includes(k), k);
+    for (const k of ['requested_time', 'attendee.name', 'attendee.email', 'attendee.phone', 'attendee.timezone'])
+      assert.ok(std.includes(k), k);
     const email = res.body.standard_fields.find((f: { key: string }) => f.key === 'attendee.email');
     assert.equal(email.required, true);
     assert.equal(email.format, 'email');
-    assert.deepEqual(res.body.custom_fields.map((f: { key: string }) => f.key), ['company', 'topic']);
+    assert.deepEqual(
+      res.body.custom_fields.map((f: { key: string }) => f.key),
+      ['company', 'topic'],
+    );
     assert.match(res.body.custom_fields[0].validation, /500/);
     assert.deepEqual(res.body.custom_fields[1].options, ['pensions', 'mortgages', 'other']);
   });
 
-  it('404 for another organization\'s type or an unknown one; 401 without a key', async () => {
+  it("404 for another organization's type or an unknown one; 401 without a key", async () => {
     assert.equal((await t.request('GET', '/v1/event-types/et_globex_demo/fields', { key: KEYS.secret })).status, 404);
     assert.equal((await t.request('GET', '/v1/event-types/nope/fields', { key: KEYS.secret })).status, 404);
     assert.equal((await t.request('GET', '/v1/event-types/et_intro_call/fields')).status, 401);

@@ -29,7 +29,12 @@ describe('GET /v1/freebusy/{userId}', () => {
     assert.equal(res.body.start, '2026-11-24T08:00:00.000Z');
     assert.equal(res.body.end, '2026-11-24T10:00:00.000Z');
     assert.equal(res.body.time_slot, 30);
-    assert.deepEqual(summary(res.body), ['08:00 busy outside_working_hours', '08:30 busy outside_working_hours', '09:00 free', '09:30 free']);
+    assert.deepEqual(summary(res.body), [
+      '08:00 busy outside_working_hours',
+      '08:30 busy outside_working_hours',
+      '09:00 free',
+      '09:30 free',
+    ]);
     assert.equal(res.body.slots[0].end, '2026-11-24T08:30:00.000Z');
   });
 
@@ -41,22 +46,45 @@ describe('GET /v1/freebusy/{userId}', () => {
     assert.equal(res.body.slots[1].end, '2026-11-24T17:30:00.000Z');
   });
 
-  it('bookings (widened by buffers, of the caller\'s mode) and out-of-office make tiles busy', async () => {
-    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-25T09:00:00Z', minutes: 30, bufferAfter: 10 });
+  it("bookings (widened by buffers, of the caller's mode) and out-of-office make tiles busy", async () => {
+    await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.amara],
+      start: '2026-11-25T09:00:00Z',
+      minutes: 30,
+      bufferAfter: 10,
+    });
     await insertOutOfOffice(t.db.pool, MEMBERS.amara, '2026-11-25T10:30:00Z', '2026-11-25T11:00:00Z');
     const q = 'start=2026-11-25T09:00:00Z&end=2026-11-25T11:30:00Z';
     const anon = await fb(MEMBERS.amara, q);
-    assert.deepEqual(summary(anon.body), ['09:00 busy booking', '09:30 busy booking', '10:00 free', '10:30 busy out_of_office', '11:00 free']);
+    assert.deepEqual(summary(anon.body), [
+      '09:00 busy booking',
+      '09:30 busy booking',
+      '10:00 free',
+      '10:30 busy out_of_office',
+      '11:00 free',
+    ]);
     const test = await fb(MEMBERS.amara, q, KEYS.secret);
     assert.equal(test.status, 200);
-    assert.deepEqual(summary(test.body), ['09:00 free', '09:30 free', '10:00 free', '10:30 busy out_of_office', '11:00 free'], 'test keys see test bookings only');
+    assert.deepEqual(
+      summary(test.body),
+      ['09:00 free', '09:30 free', '10:00 free', '10:30 busy out_of_office', '11:00 free'],
+      'test keys see test bookings only',
+    );
   });
 
   it('caches for 60 seconds on the injected clock', async () => {
     const q = 'start=2026-11-26T09:00:00Z&end=2026-11-26T10:00:00Z';
     const first = await fb(MEMBERS.jonas, q);
     assert.equal(first.headers.get('x-cache'), 'MISS');
-    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: '2026-11-26T09:00:00Z', minutes: 30 });
+    await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.jonas],
+      start: '2026-11-26T09:00:00Z',
+      minutes: 30,
+    });
     const second = await fb(MEMBERS.jonas, q);
     assert.equal(second.headers.get('x-cache'), 'HIT');
     assert.deepEqual(second.body, first.body);
@@ -67,22 +95,28 @@ describe('GET /v1/freebusy/{userId}', () => {
     assert.equal(third.body.slots[0].reason, 'booking');
   });
 
-  it('a booking change invalidates the member\'s cached answers', async () => {
+  it("a booking change invalidates the member's cached answers", async () => {
     const cache = new MemoryFreeBusyCache(() => NOW.getTime());
     const q = { start: '2026-11-27T09:00:00Z', end: '2026-11-27T10:00:00Z', time_slot: 30 };
     const caller = { organizationId: null, mode: 'live' as const };
     assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, false);
-    await insertBooking(t.db.pool, { mode: 'live', eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-27T09:00:00Z', minutes: 30 });
+    await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.amara],
+      start: '2026-11-27T09:00:00Z',
+      minutes: 30,
+    });
     assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, true);
     await cache.invalidate([MEMBERS.jonas]);
-    assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, true, 'another member\'s change keeps it');
+    assert.equal((await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q)).cached, true, "another member's change keeps it");
     await cache.invalidate([MEMBERS.amara]);
     const fresh = await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q);
     assert.equal(fresh.cached, false);
     assert.equal(JSON.parse(fresh.body).slots[0].reason, 'booking');
   });
 
-  it('a key of the member\'s organization is fine; another organization\'s key gets 404; a bad key 401', async () => {
+  it("a key of the member's organization is fine; another organization's key gets 404; a bad key 401", async () => {
     const q = 'start=2026-11-24T09:00:00Z&end=2026-11-24T10:00:00Z';
     assert.equal((await fb(MEMBERS.amara, q, KEYS.publishableAnyOrigin)).status, 200);
     const other = await fb(MEMBERS.amara, q, KEYS.other);

@@ -40,8 +40,13 @@ describe(`fuzzing every operation of the OpenAPI document (${RUNS} cases each, s
       violations.push(...report.violations);
     }
     assert.deepEqual(
-      violations.slice(0, 5).map((v) => `${v.operation}: ${v.problem} (${v.status}) for ${v.request.method} ${v.request.url.slice(0, 200)} ` +
-        `body ${v.request.body?.slice(0, 200)} → ${v.response.slice(0, 300)}`),
+      violations
+        .slice(0, 5)
+        .map(
+          (v) =>
+            `${v.operation}: ${v.problem} (${v.status}) for ${v.request.method} ${v.request.url.slice(0, 200)} ` +
+            `body ${v.request.body?.slice(0, 200)} → ${v.response.slice(0, 300)}`,
+        ),
       [],
       `seed ${SEED}: ${violations.length} violations`,
     );

@@ -17,7 +17,10 @@ let webhookId: string;
 before(async () => {
   t = await startApp({ now: NOW });
   bookingId = (await created(t, introBody('2026-12-02T10:00:00Z'))).id;
-  const hook = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://127.0.0.1:9/h', events: ['BOOKING_CREATED'] } });
+  const hook = await t.request('POST', '/v1/webhooks', {
+    key: KEYS.secret,
+    body: { url: 'https://127.0.0.1:9/h', events: ['BOOKING_CREATED'] },
+  });
   assert.equal(hook.status, 201, hook.text);
   webhookId = hook.body.webhook.id;
 });
@@ -57,12 +60,20 @@ describe('text fields of the eight write endpoints', () => {
     ['PATCH', () => `/v1/bookings/${bookingId}`, { attendee: { name: bad } }, 'attendee.name'],
     ['DELETE', () => `/v1/bookings/${bookingId}`, { reason: bad }, 'reason'],
     ['POST', () => `/v1/bookings/${bookingId}/reschedule`, { start_time: '2026-12-03T10:00:00Z', reason: bad }, 'reason'],
-    ['POST', () => '/v1/event-types', { team_id: 'team_advisors', name: bad, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } }, 'name'],
+    [
+      'POST',
+      () => '/v1/event-types',
+      { team_id: 'team_advisors', name: bad, duration: 30, workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 } },
+      'name',
+    ],
     ['PATCH', () => '/v1/event-types/et_intro_call', { description: bad }, 'description'],
     ['POST', () => '/v1/webhooks', { url: 'https://127.0.0.1:9/h', events: ['BOOKING_CREATED'], description: bad }, 'description'],
     ['PATCH', () => `/v1/webhooks/${webhookId}`, { url: `https://127.0.0.1:9/${bad}` }, 'url'],
   ];
-  for (const [name, bad] of [['NUL', NUL], ['an unpaired surrogate', LONE]]) {
+  for (const [name, bad] of [
+    ['NUL', NUL],
+    ['an unpaired surrogate', LONE],
+  ]) {
     it(`${name} in any text field → 400 naming it, nothing written`, async () => {
       const before = await snapshot();
       for (const [method, path, body, field] of cases(bad)) {
@@ -86,7 +97,8 @@ describe('text fields of the eight write endpoints', () => {
 
   it('a paired surrogate (an emoji) is ordinary text', async () => {
     const res = await t.request('POST', '/v1/bookings', {
-      key: KEYS.secret, rawBody: raw(introBody('2026-12-03T10:00:00Z', { attendee: { name: 'Ada \ud83d\ude00', email: 'ada@example.com' } })),
+      key: KEYS.secret,
+      rawBody: raw(introBody('2026-12-03T10:00:00Z', { attendee: { name: 'Ada \ud83d\ude00', email: 'ada@example.com' } })),
     });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.booking.attendee.name, 'Ada 😀');
@@ -122,10 +134,16 @@ describe('query values and path ids', () => {
   it('NUL in a path id → 404 in the envelope, on reads and writes', async () => {
     const before = await snapshot();
     for (const [method, path] of [
-      ['GET', '/v1/bookings/%00'], ['GET', '/v1/bookings/external/x%00'], ['PATCH', '/v1/bookings/bkg_%00'],
-      ['POST', '/v1/bookings/%00/confirm'], ['DELETE', '/v1/event-types/%00'], ['GET', '/v1/team/members/%00'],
-      ['GET', '/v1/calendars/%00'], ['GET', '/v1/freebusy/%00?start=2026-12-02T00:00:00Z&end=2026-12-03T00:00:00Z'],
-      ['POST', '/v1/webhooks/%00/test'], ['GET', '/bookings/%00'],
+      ['GET', '/v1/bookings/%00'],
+      ['GET', '/v1/bookings/external/x%00'],
+      ['PATCH', '/v1/bookings/bkg_%00'],
+      ['POST', '/v1/bookings/%00/confirm'],
+      ['DELETE', '/v1/event-types/%00'],
+      ['GET', '/v1/team/members/%00'],
+      ['GET', '/v1/calendars/%00'],
+      ['GET', '/v1/freebusy/%00?start=2026-12-02T00:00:00Z&end=2026-12-03T00:00:00Z'],
+      ['POST', '/v1/webhooks/%00/test'],
+      ['GET', '/bookings/%00'],
     ]) {
       const res = await t.request(method, path, { key: KEYS.secret, body: method === 'PATCH' ? { attendee: { name: 'x' } } : undefined });
       assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);

@@ -171,7 +171,10 @@ describe('webhook, email and job failure metrics', () => {
     const metrics = async () => (await w.request('GET', '/metrics')).text;
     const before = await metrics();
     for (const path of ['/ok', '/fail']) {
-      const res = await w.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}${path}`, events: ['BOOKING_CREATED'] } });
+      const res = await w.request('POST', '/v1/webhooks', {
+        key: KEYS.secret,
+        body: { url: `${rx.origin}${path}`, events: ['BOOKING_CREATED'] },
+      });
       assert.equal(res.status, 201, res.text);
     }
     await created(w, introBody('2026-12-02T10:00:00Z'));

@@ -49,13 +49,34 @@ async function tool(pkg: string, name: string, args: string[], cwd: string): Pro
 
 /** tsc --strict over a directory of generated code and the program using it. */
 function typecheck(dir: string) {
-  const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
-  return tool('typescript', 'tsc', [
-    '--strict', '--noEmit', '--pretty', 'false',
-    '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom',
-    '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'),
-    ...files,
-  ], dir);
+  const files = fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(dir, f));
+  return tool(
+    'typescript',
+    'tsc',
+    [
+      '--strict',
+      '--noEmit',
+      '--pretty',
+      'false',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--lib',
+      'es2022,dom',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules/@types'),
+      ...files,
+    ],
+    dir,
+  );
 }
 
 // What a client writes against each generator's output. A wrong name or a loose type fails tsc.
@@ -123,7 +144,7 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the OpenAPI document through the ecosystem\'s tools', () => {
+describe("the OpenAPI document through the ecosystem's tools", () => {
   it('Redocly CLI (recommended): 0 errors, 0 warnings', async () => {
     const res = await tool('@redocly/cli', 'redocly', ['lint', spec, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'], dir);
     type Report = { totals: { errors: number; warnings: number }; problems: unknown[] };
@@ -141,7 +162,10 @@ describe('the OpenAPI document through the ecosystem\'s tools', () => {
     const res = await tool('@stoplight/spectral-cli', 'spectral', args, dir);
     assert.ok(fs.existsSync(out), res.stderr);
     const results = JSON.parse(fs.readFileSync(out, 'utf8')) as { code: string; message: string; path: string[] }[];
-    assert.deepEqual(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`), []);
+    assert.deepEqual(
+      results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`),
+      [],
+    );
   });
 
   it('openapi-typescript, @hey-api/openapi-ts and orval generate clients that compile under tsc --strict', async () => {
@@ -153,12 +177,14 @@ describe('the OpenAPI document through the ecosystem\'s tools', () => {
     };
     const generators = Object.entries(args).map(([name, [pkg, command, argv]]) => [name, tool(pkg, command, argv, dir)] as const);
     // generate and type-check the three in parallel: each tsc takes a few seconds
-    const results = await Promise.all(generators.map(async ([name, generated]) => {
-      const gen = await generated;
-      assert.equal(gen.code, 0, `${name}: ${gen.stderr}\n${gen.stdout}`.slice(0, 3000));
-      fs.writeFileSync(path.join(out(name), 'usage.ts'), USAGE[name]!);
-      return [name, await typecheck(out(name))] as const;
-    }));
+    const results = await Promise.all(
+      generators.map(async ([name, generated]) => {
+        const gen = await generated;
+        assert.equal(gen.code, 0, `${name}: ${gen.stderr}\n${gen.stdout}`.slice(0, 3000));
+        fs.writeFileSync(path.join(out(name), 'usage.ts'), USAGE[name]!);
+        return [name, await typecheck(out(name))] as const;
+      }),
+    );
     for (const [name, tsc] of results) assert.equal(tsc.code, 0, `${name}: tsc --strict\n${tsc.stdout}${tsc.stderr}`.slice(0, 4000));
   });
 });

@@ -32,10 +32,14 @@ describe('GET /v1/openapi.json', () => {
   it('documents every keyed route of the access table once, under /v1 only', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     const paths = Object.keys(doc.paths);
-    assert.ok(paths.every((p) => p.startsWith('/v1/') || p === '/healthz' || p === '/readyz'), paths.join(' '));
+    assert.ok(
+      paths.every((p) => p.startsWith('/v1/') || p === '/healthz' || p === '/readyz'),
+      paths.join(' '),
+    );
     const documented = new Set<string>();
     for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
-      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${p.replace(/^\/v1/, '').replace(/\{(\w+)\}/g, ':$1')}`);
+      for (const method of Object.keys(item))
+        documented.add(`${method.toUpperCase()} ${p.replace(/^\/v1/, '').replace(/\{(\w+)\}/g, ':$1')}`);
     }
     const missing = Object.entries(ACCESS)
       .filter(([, a]) => a.kind !== 'public')
@@ -75,7 +79,11 @@ describe('GET /v1/openapi.json', () => {
       if (access.kind !== 'key') continue;
       const [method, path] = route.split(' ');
       const op = doc.paths[`/v1${path!.replace(/:(\w+)/g, '{$1}')}`][method!.toLowerCase()];
-      assert.deepEqual(op.security, [{ bearer: [access.scope] }, { serviceApiKey: [access.scope] }, { legacyApiKey: [access.scope] }], route);
+      assert.deepEqual(
+        op.security,
+        [{ bearer: [access.scope] }, { serviceApiKey: [access.scope] }, { legacyApiKey: [access.scope] }],
+        route,
+      );
       assert.match(op.description, new RegExp(access.publishable ? 'publishable keys holding it' : 'secret keys only'), route);
     }
   });
@@ -96,7 +104,8 @@ describe('GET /v1/openapi.json', () => {
 
 const operations = () =>
   Object.entries(doc.paths as Json).flatMap(([p, item]) =>
-    Object.entries(item as Json).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op: op as Json })));
+    Object.entries(item as Json).map(([method, op]) => ({ route: `${method.toUpperCase()} ${p}`, op: op as Json })),
+  );
 
 describe('the document for integrators', () => {
   it('names every operation (unique operationIds), summarises, describes and tags it with a declared tag', () => {
@@ -112,10 +121,14 @@ describe('the document for integrators', () => {
       assert.ok(op.tags?.length === 1 && tags.get(op.tags[0]), `${route}: a declared tag with a description`);
     }
     for (const [route, id] of [
-      ['POST /v1/bookings', 'createBooking'], ['GET /v1/bookings', 'listBookings'], ['GET /v1/bookings/{id}', 'getBooking'],
-      ['PATCH /v1/bookings/{id}', 'updateBooking'], ['POST /v1/bookings/{id}/reschedule', 'rescheduleBooking'],
+      ['POST /v1/bookings', 'createBooking'],
+      ['GET /v1/bookings', 'listBookings'],
+      ['GET /v1/bookings/{id}', 'getBooking'],
+      ['PATCH /v1/bookings/{id}', 'updateBooking'],
+      ['POST /v1/bookings/{id}/reschedule', 'rescheduleBooking'],
       ['DELETE /v1/bookings/{id}', 'cancelBooking'],
-    ]) assert.equal(ops.find((o) => o.route === route)?.op.operationId, id, route);
+    ])
+      assert.equal(ops.find((o) => o.route === route)?.op.operationId, id, route);
   });
 
   it('describes every response (no "Default Response") and every keyed operation\'s 4xx answers', () => {
@@ -123,16 +136,34 @@ describe('the document for integrators', () => {
       for (const [status, res] of Object.entries(op.responses as Json)) {
         assert.ok(res.description && res.description !== 'Default Response', `${route} ${status}`);
       }
-      if (op.security.length > 0) assert.ok(Object.keys(op.responses).some((s) => s.startsWith('4')), `${route}: a 4xx`);
+      if (op.security.length > 0)
+        assert.ok(
+          Object.keys(op.responses).some((s) => s.startsWith('4')),
+          `${route}: a 4xx`,
+        );
     }
   });
 
   it('has named components referenced by $ref, and the guide, license and contact in info', () => {
     const names = Object.keys(doc.components.schemas);
     for (const name of [
-      'Booking', 'Attendee', 'EventType', 'CustomField', 'TeamMember', 'Calendar', 'Webhook', 'WebhookDelivery', 'Error',
-      'ErrorCode', 'CursorPagination', 'OffsetPagination', 'CalendarPagination', 'CreateBookingRequest', 'UpdateBookingRequest',
-    ]) assert.ok(names.includes(name), name);
+      'Booking',
+      'Attendee',
+      'EventType',
+      'CustomField',
+      'TeamMember',
+      'Calendar',
+      'Webhook',
+      'WebhookDelivery',
+      'Error',
+      'ErrorCode',
+      'CursorPagination',
+      'OffsetPagination',
+      'CalendarPagination',
+      'CreateBookingRequest',
+      'UpdateBookingRequest',
+    ])
+      assert.ok(names.includes(name), name);
     assert.ok(!names.some((n) => /^def-\d+$/.test(n)), `no anonymous components: ${names.join(' ')}`);
     const text = JSON.stringify(doc.paths);
     assert.ok((text.match(/"\$ref"/g) ?? []).length > 100, 'paths use $ref');
@@ -150,7 +181,7 @@ describe('the document for integrators', () => {
     assert.ok(doc.info.license?.name && doc.info.contact?.name);
   });
 
-  it('has a webhooks section: one typed payload per event name, and subscriptions\' events typed by the same enum', () => {
+  it("has a webhooks section: one typed payload per event name, and subscriptions' events typed by the same enum", () => {
     assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_TYPES]);
     for (const name of EVENT_TYPES) {
       const ref: string = doc.webhooks[name].post.requestBody.content['application/json'].schema.$ref;

@@ -94,7 +94,11 @@ describe('Redis on a closed port', () => {
       await until('the first connection attempt to fail', () => s.link.state() === 'degraded' && s.lines.length > 0);
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await s.get('/v1/event-types'));
-      assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 429, 429], 'the limit of 3 is enforced by this process');
+      assert.deepEqual(
+        results.map((r) => r.status),
+        [200, 200, 200, 429, 429],
+        'the limit of 3 is enforced by this process',
+      );
       for (const r of results) assert.ok(r.ms < 2000, `a request took ${Math.round(r.ms)} ms`);
       const ready = await s.get('/readyz', null);
       assert.equal(ready.status, 200);
@@ -165,10 +169,22 @@ describe('Redis dropped mid-run and back', { skip: await skipWithoutRedis() }, (
       const back = await until('Redis to be used again', async () => (await s.get('/readyz', null)).body.redis === 'ok');
       console.log(`# Redis used again ${back} ms after it returned`);
       assert.ok(back < 5000, `took ${back} ms`);
-      await until('the missed invalidation to be applied', async () => (await s.freebusyCache.get(cacheMember, 'answer')) === undefined, 3000);
-      assert.equal(await direct.get(`booking-service:freebusy:${cacheMember}:e:answer`), null, 'the answer cached before the outage is gone from Redis');
+      await until(
+        'the missed invalidation to be applied',
+        async () => (await s.freebusyCache.get(cacheMember, 'answer')) === undefined,
+        3000,
+      );
+      assert.equal(
+        await direct.get(`booking-service:freebusy:${cacheMember}:e:answer`),
+        null,
+        'the answer cached before the outage is gone from Redis',
+      );
       await s.freebusyCache.set(cacheMember, 'answer', 'after');
-      assert.equal(JSON.parse((await direct.get(`booking-service:freebusy:${cacheMember}:e:answer`))!), 'after', 'the cache is shared again');
+      assert.equal(
+        JSON.parse((await direct.get(`booking-service:freebusy:${cacheMember}:e:answer`))!),
+        'after',
+        'the cache is shared again',
+      );
       const beforeHit = await sharedCount();
       assert.equal((await s.get('/v1/event-types', KEYS.live)).status, 200);
       assert.ok((await sharedCount()) > beforeHit, 'hits are counted in Redis again');
@@ -185,7 +201,10 @@ describe('Redis dropped mid-run and back', { skip: await skipWithoutRedis() }, (
 
       const states = s.lines.filter((l) => /Redis at/.test(l.msg)).map((l) => (/unreachable/.test(l.msg) ? 'down' : 'up'));
       // (a first connection slower than the 1 s connect timeout on a busy machine adds a 'down' first)
-      assert.ok(states.every((x, i) => i === 0 || x !== states[i - 1]), `one line per change of state: ${states.join(', ')}`);
+      assert.ok(
+        states.every((x, i) => i === 0 || x !== states[i - 1]),
+        `one line per change of state: ${states.join(', ')}`,
+      );
       assert.deepEqual(states.slice(states.indexOf('up')), ['up', 'down', 'up', 'down', 'up'], 'one line per change of state');
     } finally {
       await s.close();

@@ -39,7 +39,12 @@ describe('GET /docs: the API reference page', () => {
     assert.match(html, /"url": "\/v1\/openapi\.json"/);
     assert.match(html, /"withDefaultFonts": false/);
     assert.match(html, /"telemetry": false/);
-    const script = await fetch(new URL(urls.find((u) => u.endsWith('.js'))!, `${t.url}/docs/`));
+    const script = await fetch(
+      new URL(
+        urls.find((u) => u.endsWith('.js'))!,
+        `${t.url}/docs/`,
+      ),
+    );
     assert.equal(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /javascript/);
     assert.ok((await script.text()).length > 1_000_000, 'the whole reference bundle, served from the package');
@@ -50,11 +55,23 @@ describe('GET /docs: the API reference page', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-page-'));
     try {
       const netLog = path.join(dir, 'net.json');
-      const { stdout: dom } = await promisify(execFile)(CHROMIUM, [
-        '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        `--user-data-dir=${dir}`, `--log-net-log=${netLog}`, '--window-size=1280,2000', '--virtual-time-budget=15000',
-        '--dump-dom', `${t.url}/docs/`,
-      ], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+      const { stdout: dom } = await promisify(execFile)(
+        CHROMIUM,
+        [
+          '--headless=new',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          `--user-data-dir=${dir}`,
+          `--log-net-log=${netLog}`,
+          '--window-size=1280,2000',
+          '--virtual-time-budget=15000',
+          '--dump-dom',
+          `${t.url}/docs/`,
+        ],
+        { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+      );
       for (const text of ['Keys and scopes', 'Webhook signatures', 'Create a booking', 'Ada Lovelace', 'bkg_5f0c2a9e41d7b3a08c6e1f24']) {
         assert.ok(dom.includes(text), `the page shows "${text}"`);
       }

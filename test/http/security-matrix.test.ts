@@ -36,7 +36,12 @@ async function snapshot(): Promise<string> {
   return counts.join(',');
 }
 
-function expectError(res: { status: number; body: { success?: boolean; error?: { code: string } } }, status: number, code: string, label: string) {
+function expectError(
+  res: { status: number; body: { success?: boolean; error?: { code: string } } },
+  status: number,
+  code: string,
+  label: string,
+) {
   assert.equal(res.status, status, `${label}: ${JSON.stringify(res.body)}`);
   assert.equal(res.body.success, false, label);
   assert.equal(res.body.error?.code, code, label);
@@ -49,7 +54,12 @@ describe('every keyed endpoint refuses bad callers and bad bodies in the envelop
       const { method, path } = concrete(route);
       const body = hasBody(method) ? {} : undefined;
       expectError(await t.request(method, path, { body }), 401, 'unauthorized', `${route} without key`);
-      expectError(await t.request(method, path, { key: 'sk_test_unknown_key_000000000', body }), 401, 'unauthorized', `${route} unknown key`);
+      expectError(
+        await t.request(method, path, { key: 'sk_test_unknown_key_000000000', body }),
+        401,
+        'unauthorized',
+        `${route} unknown key`,
+      );
     }
     assert.equal(await snapshot(), before);
   });
@@ -72,7 +82,11 @@ describe('every keyed endpoint refuses bad callers and bad bodies in the envelop
   it('a disallowed Origin → 403 on every endpoint a publishable key may call', async () => {
     for (const { route, access } of keyed.filter((k) => k.access.publishable)) {
       const { method, path } = concrete(route);
-      const res = await t.request(method, path, { key: KEYS.publishable, headers: { origin: 'https://evil.example' }, body: hasBody(method) ? {} : undefined });
+      const res = await t.request(method, path, {
+        key: KEYS.publishable,
+        headers: { origin: 'https://evil.example' },
+        body: hasBody(method) ? {} : undefined,
+      });
       expectError(res, 403, 'forbidden', `${route} (${access.scope}) from a disallowed origin`);
     }
   });
@@ -82,7 +96,12 @@ describe('every keyed endpoint refuses bad callers and bad bodies in the envelop
     for (const { route } of keyed) {
       const { method, path } = concrete(route);
       if (!hasBody(method)) continue;
-      expectError(await t.request(method, path, { key: KEYS.secret, rawBody: '{"attendee": {' }), 400, 'validation_error', `${route} malformed`);
+      expectError(
+        await t.request(method, path, { key: KEYS.secret, rawBody: '{"attendee": {' }),
+        400,
+        'validation_error',
+        `${route} malformed`,
+      );
       const big = JSON.stringify({ padding: 'x'.repeat(256 * 1024 + 10) });
       expectError(await t.request(method, path, { key: KEYS.secret, rawBody: big }), 413, 'payload_too_large', `${route} too large`);
     }

@@ -24,7 +24,7 @@ const get = (path: string, key: string | null = KEYS.secret) => t.request('GET',
 const ids = (body: { members: { id: string }[] }) => body.members.map((m) => m.id);
 
 describe('GET /v1/team/members', () => {
-  it('lists the organization\'s members, oldest first, with personal data for team:members:read', async () => {
+  it("lists the organization's members, oldest first, with personal data for team:members:read", async () => {
     const res = await get('/v1/team/members');
     assert.equal(res.status, 200);
     assert.deepEqual(ids(res.body), [MEMBERS.amara, MEMBERS.jonas, MEMBERS.priya, RETIRED]);
@@ -58,7 +58,7 @@ describe('GET /v1/team/members', () => {
     assert.deepEqual(ids((await get('/v1/team/members?skills=german')).body), [MEMBERS.jonas]);
     const foreign = await get('/v1/team/members?team_id=team_globex');
     assert.equal(foreign.status, 200);
-    assert.deepEqual(foreign.body.members, [], 'another organization\'s team matches nothing');
+    assert.deepEqual(foreign.body.members, [], "another organization's team matches nothing");
     assert.equal(foreign.body.pagination.total, 0);
   });
 
@@ -72,11 +72,18 @@ describe('GET /v1/team/members', () => {
     assert.equal((await get('/v1/team/members?limit=100')).status, 200);
   });
 
-  it('never lists another organization\'s members', async () => {
+  it("never lists another organization's members", async () => {
     assert.deepEqual(ids((await get('/v1/team/members', KEYS.other)).body), [MEMBERS.otherOrg]);
   });
 
-  for (const [q, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['offset=-1', 'offset'], ['is_active=maybe', 'is_active'], ['skills=,', 'skills']]) {
+  for (const [q, field] of [
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=ten', 'limit'],
+    ['offset=-1', 'offset'],
+    ['is_active=maybe', 'is_active'],
+    ['skills=,', 'skills'],
+  ]) {
     it(`400 naming ${field} for ${q}`, async () => {
       const res = await get(`/v1/team/members?${q}`);
       assert.equal(res.status, 400);
@@ -108,7 +115,7 @@ describe('GET /v1/team/members/{id}', () => {
     assert.equal((await get(`/v1/team/members/${RETIRED}`)).body.member.is_active, false);
   });
 
-  it('404 for another organization\'s member or an unknown id; 400 for a malformed id', async () => {
+  it("404 for another organization's member or an unknown id; 400 for a malformed id", async () => {
     assert.equal((await get(`/v1/team/members/${MEMBERS.otherOrg}`)).status, 404);
     assert.equal((await get('/v1/team/members/3b9a4c1e-7d2f-4e8a-9c51-000000000000')).status, 404);
     const bad = await get('/v1/team/members/amara');
@@ -141,7 +148,12 @@ describe('GET /v1/team/members/available', () => {
 
   it('a member at the daily cap is unavailable, with booked_slots and the next open slot (own mode only)', async () => {
     for (const h of ['07', '08', '09', '10']) {
-      await insertBooking(t.db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: `2026-11-24T${h}:00:00Z`, minutes: 30 });
+      await insertBooking(t.db.pool, {
+        eventTypeId: 'et_intro_call',
+        memberIds: [MEMBERS.jonas],
+        start: `2026-11-24T${h}:00:00Z`,
+        minutes: 30,
+      });
     }
     const res = await get('/v1/team/members/available?date=2026-11-24&team_id=team_advisors');
     const jonas = res.body.members.find((m: { id: string }) => m.id === MEMBERS.jonas);
@@ -165,12 +177,20 @@ describe('GET /v1/team/members/available', () => {
     assert.equal(res.body.members[0].availability.next_available_slot, '2026-12-01T09:00:00.000Z');
   });
 
-  it('duration must fit: 9 hours fits nobody\'s 8-hour day', async () => {
+  it("duration must fit: 9 hours fits nobody's 8-hour day", async () => {
     const res = await get('/v1/team/members/available?date=2026-11-25&duration=540&team_id=team_support');
     assert.equal(res.body.members[0].availability.is_available, false);
   });
 
-  for (const [q, field] of [['date=2026-13-01', 'date'], ['date=2026-02-30', 'date'], ['date=tomorrow', 'date'], ['duration=0', 'duration'], ['duration=abc', 'duration'], ['limit=0', 'limit'], ['offset=-3', 'offset']]) {
+  for (const [q, field] of [
+    ['date=2026-13-01', 'date'],
+    ['date=2026-02-30', 'date'],
+    ['date=tomorrow', 'date'],
+    ['duration=0', 'duration'],
+    ['duration=abc', 'duration'],
+    ['limit=0', 'limit'],
+    ['offset=-3', 'offset'],
+  ]) {
     it(`400 naming ${field} for ${q}`, async () => {
       const res = await get(`/v1/team/members/available?${q}`);
       assert.equal(res.status, 400);
@@ -178,7 +198,7 @@ describe('GET /v1/team/members/available', () => {
     });
   }
 
-  it('401 without a key; 403 without team:read; another organization\'s team matches nothing', async () => {
+  it("401 without a key; 403 without team:read; another organization's team matches nothing", async () => {
     assert.equal((await get('/v1/team/members/available', null)).status, 401);
     assert.equal((await get('/v1/team/members/available', KEYS.readOnly)).status, 403);
     const foreign = await get('/v1/team/members/available?team_id=team_globex');

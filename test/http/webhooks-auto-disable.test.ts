@@ -26,13 +26,20 @@ describe('auto-disable', () => {
   it('disables a webhook after 10 consecutive failed attempts, stops its retries, and PATCH re-enables it', async () => {
     let failing = true;
     rx.reply = () => (failing ? { status: 500, body: 'boom' } : { status: 200 });
-    const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}/down`, events: ['BOOKING_CREATED'] } });
+    const res = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: `${rx.origin}/down`, events: ['BOOKING_CREATED'] },
+    });
     const hook = res.body.webhook;
     await recordBookingEvent(t.db.pool, 'BOOKING_CREATED');
-    const disabled = await until(async () => {
-      const w = (await t.request('GET', `/v1/webhooks/${hook.id}`, { key: KEYS.secret })).body.webhook;
-      return w.is_active === false && w;
-    }, 15_000, 'the webhook disabled');
+    const disabled = await until(
+      async () => {
+        const w = (await t.request('GET', `/v1/webhooks/${hook.id}`, { key: KEYS.secret })).body.webhook;
+        return w.is_active === false && w;
+      },
+      15_000,
+      'the webhook disabled',
+    );
     assert.match(disabled.failure_reason, /10 consecutive failed delivery attempts; last error: HTTP 500: boom/);
     assert.ok(disabled.updated_at > hook.updated_at, 'auto-disable is a change: updated_at moves');
     await new Promise((r) => setTimeout(r, 1500));
@@ -73,7 +80,10 @@ describe('auto-disable', () => {
   it('counts failures across events, and any success resets the count', async () => {
     let status = 500;
     rx.reply = () => ({ status });
-    const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}/streak`, events: ['BOOKING_CANCELLED'] } });
+    const res = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: `${rx.origin}/streak`, events: ['BOOKING_CANCELLED'] },
+    });
     const hook = res.body.webhook;
     // attempt 1 fails, the retries then succeed: a streak of 1 that the success ends
     rx.reply = (_r, path) => (path === '/streak' && rx.on('/streak').length <= 1 ? { status: 500 } : { status });
@@ -86,10 +96,14 @@ describe('auto-disable', () => {
     await t.db.pool.query('update webhooks set consecutive_failures = 9 where id = $1', [hook.id]);
     rx.reply = () => ({ status: 500 });
     await recordBookingEvent(t.db.pool, 'BOOKING_CANCELLED');
-    const w = await until(async () => {
-      const x = (await t.request('GET', `/v1/webhooks/${hook.id}`, { key: KEYS.secret })).body.webhook;
-      return x.is_active === false && x;
-    }, 10_000, 'disabled');
+    const w = await until(
+      async () => {
+        const x = (await t.request('GET', `/v1/webhooks/${hook.id}`, { key: KEYS.secret })).body.webhook;
+        return x.is_active === false && x;
+      },
+      10_000,
+      'disabled',
+    );
     assert.ok(w.failure_reason);
     assert.equal(rx.on('/streak').length, 3, 'one attempt of the second event made the tenth failure');
   });
@@ -97,7 +111,9 @@ describe('auto-disable', () => {
   it('a test delivery counts like any attempt: a failure adds to the streak (no retry), a success ends it', async () => {
     let status = 503;
     rx.reply = (_r, path) => (path === '/probe' ? { status } : { status: 200 });
-    const hook = (await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}/probe`, events: ['BOOKING_NO_SHOW'] } })).body.webhook;
+    const hook = (
+      await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `${rx.origin}/probe`, events: ['BOOKING_NO_SHOW'] } })
+    ).body.webhook;
     assert.equal((await t.request('POST', `/v1/webhooks/${hook.id}/test`, { key: KEYS.secret })).status, 200);
     await until(async () => (await stats(hook.id)).failed === 1, 5000, 'the failed test recorded');
     assert.equal((await stats(hook.id)).consecutive_failures, 1);

@@ -19,7 +19,18 @@ before(async () => {
   t = await startApp({ worker: true, env: { WEBHOOK_CA_FILE: rx.caFile } });
   const res = await t.request('POST', '/v1/webhooks', {
     key: KEYS.secret,
-    body: { url: `${rx.origin}/bookings`, events: ['BOOKING_CREATED', 'BOOKING_UPDATED', 'BOOKING_CANCELLED', 'BOOKING_RESCHEDULED', 'BOOKING_COMPLETED', 'BOOKING_NO_SHOW', 'ASSIGNMENT_CHANGED'] },
+    body: {
+      url: `${rx.origin}/bookings`,
+      events: [
+        'BOOKING_CREATED',
+        'BOOKING_UPDATED',
+        'BOOKING_CANCELLED',
+        'BOOKING_RESCHEDULED',
+        'BOOKING_COMPLETED',
+        'BOOKING_NO_SHOW',
+        'ASSIGNMENT_CHANGED',
+      ],
+    },
   });
   assert.equal(res.status, 201, res.text);
   secret = res.body.webhook.secret;
@@ -96,7 +107,15 @@ describe('each of the seven events from real booking operations, verified with s
     assert.deepEqual(cancelled.data, await getBooking(d));
 
     const seen = new Set(received().map((p) => p.event));
-    assert.deepEqual([...seen].sort(), ['ASSIGNMENT_CHANGED', 'BOOKING_CANCELLED', 'BOOKING_COMPLETED', 'BOOKING_CREATED', 'BOOKING_NO_SHOW', 'BOOKING_RESCHEDULED', 'BOOKING_UPDATED']);
+    assert.deepEqual([...seen].sort(), [
+      'ASSIGNMENT_CHANGED',
+      'BOOKING_CANCELLED',
+      'BOOKING_COMPLETED',
+      'BOOKING_CREATED',
+      'BOOKING_NO_SHOW',
+      'BOOKING_RESCHEDULED',
+      'BOOKING_UPDATED',
+    ]);
     assert.ok(received().every((p) => p.webhook_id && !Number.isNaN(Date.parse(p.timestamp))));
   });
 

@@ -7,7 +7,15 @@ import type { HttpsReceiver } from '../helpers/https-receiver.ts';
 import { startHttpsReceiver } from '../helpers/https-receiver.ts';
 import { recordBookingEvent, until, verifyDelivery } from '../helpers/webhook-events.ts';
 
-const ALL = ['BOOKING_CREATED', 'BOOKING_UPDATED', 'BOOKING_CANCELLED', 'BOOKING_RESCHEDULED', 'BOOKING_COMPLETED', 'BOOKING_NO_SHOW', 'ASSIGNMENT_CHANGED'] as const;
+const ALL = [
+  'BOOKING_CREATED',
+  'BOOKING_UPDATED',
+  'BOOKING_CANCELLED',
+  'BOOKING_RESCHEDULED',
+  'BOOKING_COMPLETED',
+  'BOOKING_NO_SHOW',
+  'ASSIGNMENT_CHANGED',
+] as const;
 
 let t: TestApp;
 let rx: HttpsReceiver;
@@ -21,7 +29,10 @@ async function createWebhook(path: string, events: readonly string[], key: strin
 async function history(id: string, query = '') {
   const res = await t.request('GET', `/v1/webhooks/${id}/deliveries${query}`, { key: KEYS.secret });
   assert.equal(res.status, 200, res.text);
-  return res.body as { deliveries: Array<Record<string, unknown>>; pagination: { total: number; limit: number; offset: number; has_more: boolean } };
+  return res.body as {
+    deliveries: Array<Record<string, unknown>>;
+    pagination: { total: number; limit: number; offset: number; has_more: boolean };
+  };
 }
 
 before(async () => {
@@ -49,12 +60,32 @@ describe('webhook delivery from the bookings outbox', () => {
       assert.deepEqual(Object.keys(p).sort(), ['data', 'event', 'timestamp', 'webhook_id']);
     }
     assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, ALL.length, 'one webhook-id per event');
-    const h = await until(async () => {
-      const page = await history(hook.id);
-      return page.deliveries.filter((d) => d.status === 'succeeded').length === ALL.length && page;
-    }, 5000, 'seven succeeded records');
+    const h = await until(
+      async () => {
+        const page = await history(hook.id);
+        return page.deliveries.filter((d) => d.status === 'succeeded').length === ALL.length && page;
+      },
+      5000,
+      'seven succeeded records',
+    );
     const d = h.deliveries[0]!;
-    assert.deepEqual(Object.keys(d).sort(), ['attempt', 'created_at', 'duration_ms', 'error', 'event', 'event_id', 'id', 'message_id', 'next_attempt_at', 'response_status', 'status', 'webhook_id'].sort());
+    assert.deepEqual(
+      Object.keys(d).sort(),
+      [
+        'attempt',
+        'created_at',
+        'duration_ms',
+        'error',
+        'event',
+        'event_id',
+        'id',
+        'message_id',
+        'next_attempt_at',
+        'response_status',
+        'status',
+        'webhook_id',
+      ].sort(),
+    );
     assert.equal(d.response_status, 200);
     assert.equal(d.attempt, 1);
   });
@@ -70,7 +101,10 @@ describe('webhook delivery from the bookings outbox', () => {
     await recordBookingEvent(t.db.pool, 'BOOKING_CREATED');
     await recordBookingEvent(t.db.pool, 'BOOKING_UPDATED');
     const [c1, c2] = await rx.waitFor(2, { path: '/created-only' });
-    assert.deepEqual([verifyDelivery(created.secret, c1!).event, verifyDelivery(created.secret, c2!).event].sort(), ['BOOKING_CREATED', 'BOOKING_UPDATED']);
+    assert.deepEqual([verifyDelivery(created.secret, c1!).event, verifyDelivery(created.secret, c2!).event].sort(), [
+      'BOOKING_CREATED',
+      'BOOKING_UPDATED',
+    ]);
     const [x] = await rx.waitFor(1, { path: '/cancelled-only' });
     assert.equal(verifyDelivery(cancelled.secret, x!).event, 'BOOKING_UPDATED', 'BOOKING_UPDATED is broadcast whatever the events list');
 
@@ -101,11 +135,22 @@ describe('webhook delivery from the bookings outbox', () => {
     for (const r of got) verifyDelivery(hook.secret, r);
     assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, 1, 'retries reuse the webhook-id');
 
-    const page = await until(async () => {
-      const h = await history(hook.id);
-      return h.deliveries.some((d) => d.status === 'succeeded') && h;
-    }, 5000, 'the successful attempt recorded');
-    assert.deepEqual(page.deliveries.map((d) => [d.attempt, d.status, d.response_status]), [[3, 'succeeded', 200], [2, 'failed', 503], [1, 'failed', 503]]);
+    const page = await until(
+      async () => {
+        const h = await history(hook.id);
+        return h.deliveries.some((d) => d.status === 'succeeded') && h;
+      },
+      5000,
+      'the successful attempt recorded',
+    );
+    assert.deepEqual(
+      page.deliveries.map((d) => [d.attempt, d.status, d.response_status]),
+      [
+        [3, 'succeeded', 200],
+        [2, 'failed', 503],
+        [1, 'failed', 503],
+      ],
+    );
     assert.ok(page.deliveries.every((d) => d.event_id === eventId && d.event === 'BOOKING_CANCELLED' && typeof d.duration_ms === 'number'));
     assert.match(String(page.deliveries[2]!.error), /HTTP 503: try later/);
     assert.ok(page.deliveries[1]!.next_attempt_at && page.deliveries[2]!.next_attempt_at, 'failed attempts say when the next one is');
@@ -113,9 +158,15 @@ describe('webhook delivery from the bookings outbox', () => {
     assert.deepEqual(page.pagination, { total: 3, limit: 20, offset: 0, has_more: false });
 
     const failed = await history(hook.id, '?success=false');
-    assert.deepEqual(failed.deliveries.map((d) => d.attempt), [2, 1]);
+    assert.deepEqual(
+      failed.deliveries.map((d) => d.attempt),
+      [2, 1],
+    );
     const ok = await history(hook.id, '?success=true&limit=1');
-    assert.deepEqual(ok.deliveries.map((d) => d.attempt), [3]);
+    assert.deepEqual(
+      ok.deliveries.map((d) => d.attempt),
+      [3],
+    );
     const paged = await history(hook.id, '?limit=1&offset=1');
     assert.deepEqual(paged.pagination, { total: 3, limit: 1, offset: 1, has_more: true });
     assert.equal(paged.deliveries[0]!.attempt, 2);
@@ -132,16 +183,20 @@ describe('webhook delivery from the bookings outbox', () => {
     assert.ok(stats.body.stats.last_success_at && stats.body.stats.last_failure_at);
   });
 
-  it('gives up after the schedule\'s attempts', async () => {
+  it("gives up after the schedule's attempts", async () => {
     const hook = await createWebhook('/down', ['BOOKING_NO_SHOW']);
     const previous = rx.reply;
     rx.reply = (r, path) => (path === '/down' ? { status: 500 } : previous(r, path));
     await recordBookingEvent(t.db.pool, 'BOOKING_NO_SHOW');
     await rx.waitFor(3, { path: '/down', timeoutMs: 15_000 });
-    const page = await until(async () => {
-      const h = await history(hook.id);
-      return h.deliveries.length === 3 && h.deliveries.every((d) => d.status === 'failed') && h;
-    }, 5000, 'three failed records');
+    const page = await until(
+      async () => {
+        const h = await history(hook.id);
+        return h.deliveries.length === 3 && h.deliveries.every((d) => d.status === 'failed') && h;
+      },
+      5000,
+      'three failed records',
+    );
     assert.equal(page.deliveries[0]!.next_attempt_at, null, 'no attempt after the last');
     await new Promise((r) => setTimeout(r, 2500));
     rx.reply = previous;
@@ -154,10 +209,14 @@ describe('webhook delivery from the bookings outbox', () => {
     rx.reply = (r, path) => (path === '/moved' ? { status: 302, headers: { location: `${rx.origin}/moved-target` } } : previous(r, path));
     await recordBookingEvent(t.db.pool, 'BOOKING_COMPLETED');
     await rx.waitFor(1, { path: '/moved' });
-    const page = await until(async () => {
-      const h = await history(hook.id);
-      return h.deliveries.length > 0 && h.deliveries[h.deliveries.length - 1]!.status === 'failed' && h;
-    }, 5000, 'a failed record');
+    const page = await until(
+      async () => {
+        const h = await history(hook.id);
+        return h.deliveries.length > 0 && h.deliveries[h.deliveries.length - 1]!.status === 'failed' && h;
+      },
+      5000,
+      'a failed record',
+    );
     const first = page.deliveries[page.deliveries.length - 1]!;
     assert.equal(first.response_status, 302);
     assert.match(String(first.error), /redirects are not followed/);
@@ -176,10 +235,14 @@ describe('webhook delivery from the bookings outbox', () => {
     const [fastReq] = await rx.waitFor(1, { path: '/fast', timeoutMs: 2000 });
     assert.ok(Math.abs(fastReq!.at - slowReq!.at) < 1000, 'the fast receiver got the event while the slow one held its request');
     verifyDelivery(fast.secret, fastReq!);
-    const page = await until(async () => {
-      const h = await history(slow.id);
-      return h.deliveries.some((d) => d.status === 'failed') && h;
-    }, 9000, 'the timed-out attempt recorded');
+    const page = await until(
+      async () => {
+        const h = await history(slow.id);
+        return h.deliveries.some((d) => d.status === 'failed') && h;
+      },
+      9000,
+      'the timed-out attempt recorded',
+    );
     rx.reply = previous;
     const first = page.deliveries.find((d) => d.attempt === 1)!;
     assert.equal(first.status, 'failed');
@@ -244,10 +307,14 @@ describe('webhook delivery from the bookings outbox', () => {
     // kept in the database: a minute later (as another process would see it) the test is allowed again
     await t.db.pool.query(`update webhooks set last_test_at = last_test_at - interval '61 seconds' where id = $1`, [hook.id]);
     assert.equal((await t.request('POST', `/v1/webhooks/${hook.id}/test`, { key: KEYS.secret })).status, 200);
-    const h = await until(async () => {
-      const page = await history(hook.id);
-      return page.deliveries.length === 2 && page.deliveries.every((d) => d.status === 'succeeded') && page;
-    }, 5000, 'two test deliveries recorded');
+    const h = await until(
+      async () => {
+        const page = await history(hook.id);
+        return page.deliveries.length === 2 && page.deliveries.every((d) => d.status === 'succeeded') && page;
+      },
+      5000,
+      'two test deliveries recorded',
+    );
     assert.ok(h.deliveries.every((d) => String(d.event_id).startsWith('evt_test_')));
   });
 });

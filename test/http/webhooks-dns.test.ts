@@ -42,7 +42,10 @@ describe('create and update with a name whose servers do not answer', () => {
   it('POST /webhooks is a 400 naming the host within its 2 s deadline', async () => {
     const before = queries;
     const t0 = Date.now();
-    const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://hooks.silent-dns.example/a', events: ['BOOKING_CREATED'] } });
+    const res = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: 'https://hooks.silent-dns.example/a', events: ['BOOKING_CREATED'] },
+    });
     const ms = Date.now() - t0;
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.error.code, 'validation_error');
@@ -55,7 +58,10 @@ describe('create and update with a name whose servers do not answer', () => {
 
   it('PATCH url is refused the same way, and the webhook keeps its URL', async () => {
     // a literal public address needs no lookup
-    const created = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://93.184.216.34/a', events: ['BOOKING_CREATED'] } });
+    const created = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: 'https://93.184.216.34/a', events: ['BOOKING_CREATED'] },
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.body.webhook.id;
     const t0 = Date.now();
@@ -78,10 +84,16 @@ describe('deliveries to names whose servers do not answer', () => {
 
   it('each attempt ends within 5 s, and another webhook of the organization is not delayed', async () => {
     for (let i = 0; i < 10; i++) {
-      const res = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `https://h${i}.silent-dns.example/hook`, events: ['BOOKING_CREATED'] } });
+      const res = await t.request('POST', '/v1/webhooks', {
+        key: KEYS.secret,
+        body: { url: `https://h${i}.silent-dns.example/hook`, events: ['BOOKING_CREATED'] },
+      });
       assert.equal(res.status, 201, res.text);
     }
-    const good = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: `https://localhost:${rx.port}/good`, events: ['BOOKING_CREATED'] } });
+    const good = await t.request('POST', '/v1/webhooks', {
+      key: KEYS.secret,
+      body: { url: `https://localhost:${rx.port}/good`, events: ['BOOKING_CREATED'] },
+    });
     assert.equal(good.status, 201, good.text);
 
     const bookings = 17;
@@ -99,8 +111,12 @@ describe('deliveries to names whose servers do not answer', () => {
     // attempt takes anyway: one that waited on the slow names' lookups (2-3 s), or on a thread
     // pool they filled, would show it here. Lags from event to arrival also count the queue's
     // pickup, which a busy machine stretches; their median is only bounded loosely.
-    const goodAttempts = (await t.db.pool.query(`select duration_ms from webhook_deliveries where webhook_id = $1`, [good.body.webhook.id])).rows.map((r) => r.duration_ms as number);
-    console.log(`# good webhook: ${bookings} deliveries, attempt max ${Math.max(...goodAttempts)} ms; lag median ${median} ms, max ${sorted.at(-1)} ms`);
+    const goodAttempts = (
+      await t.db.pool.query(`select duration_ms from webhook_deliveries where webhook_id = $1`, [good.body.webhook.id])
+    ).rows.map((r) => r.duration_ms as number);
+    console.log(
+      `# good webhook: ${bookings} deliveries, attempt max ${Math.max(...goodAttempts)} ms; lag median ${median} ms, max ${sorted.at(-1)} ms`,
+    );
     assert.equal(goodAttempts.length, bookings, 'one attempt each, none failed');
     for (const ms of goodAttempts) assert.ok(ms < 1000, `an attempt to the good webhook took ${ms} ms`);
     assert.ok(median < 1500, `median lag ${median} ms`);
@@ -109,16 +125,24 @@ describe('deliveries to names whose servers do not answer', () => {
     // is disabled after 10 failures in a row (first attempts and retries; how many events reach
     // it before that depends on timing), so at least 100 attempts
     const total = 10 * 10;
-    const attempts = await until(async () => {
-      const r = await t.db.pool.query(`select d.status, d.duration_ms, d.error from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+    const attempts = await until(
+      async () => {
+        const r = await t.db.pool
+          .query(`select d.status, d.duration_ms, d.error from webhook_deliveries d join webhooks w on w.id = d.webhook_id
                                         where w.url like '%silent-dns%' and d.status <> 'pending'`);
-      const open = await t.db.pool.query(`select 1 from webhook_messages where status = 'pending' limit 1`);
-      const jobs = await t.db.pool.query(`select 1 from graphile_worker.jobs where task_identifier in ('dispatch-event', 'deliver-webhook') limit 1`);
-      return r.rows.length >= total && open.rowCount === 0 && jobs.rowCount === 0 && r.rows;
-    }, 40_000, `${total} finished attempts`).catch(async (err: Error) => {
+        const open = await t.db.pool.query(`select 1 from webhook_messages where status = 'pending' limit 1`);
+        const jobs = await t.db.pool.query(
+          `select 1 from graphile_worker.jobs where task_identifier in ('dispatch-event', 'deliver-webhook') limit 1`,
+        );
+        return r.rows.length >= total && open.rowCount === 0 && jobs.rowCount === 0 && r.rows;
+      },
+      40_000,
+      `${total} finished attempts`,
+    ).catch(async (err: Error) => {
       const m = await t.db.pool.query(`select status, count(*)::int as n from webhook_messages group by 1`);
       const d = await t.db.pool.query(`select status, count(*)::int as n from webhook_deliveries group by 1`);
-      const j = await t.db.pool.query(`select task_identifier, locked_by is not null as locked, attempts, count(*)::int as n, min(run_at) as run_at
+      const j = await t.db.pool
+        .query(`select task_identifier, locked_by is not null as locked, attempts, count(*)::int as n, min(run_at) as run_at
                                          from graphile_worker.jobs group by 1, 2, 3`);
       console.log(`# diagnostics: messages ${JSON.stringify(m.rows)} deliveries ${JSON.stringify(d.rows)} jobs ${JSON.stringify(j.rows)}`);
       throw err;
@@ -131,7 +155,11 @@ describe('deliveries to names whose servers do not answer', () => {
       assert.match(a.error, /^dns: /);
     }
     assert.equal((await t.db.pool.query(`select count(*)::int as n from webhook_deliveries where status = 'pending'`)).rows[0].n, 0);
-    assert.equal((await t.db.pool.query(`select count(*)::int as n from webhooks where url like '%silent-dns%' and is_active`)).rows[0].n, 0, 'each disabled after 10 failures');
+    assert.equal(
+      (await t.db.pool.query(`select count(*)::int as n from webhooks where url like '%silent-dns%' and is_active`)).rows[0].n,
+      0,
+      'each disabled after 10 failures',
+    );
     // nothing was revived by the sweeper: no attempt recorded as interrupted
     assert.equal((await t.db.pool.query(`select count(*)::int as n from webhook_deliveries where error like 'interrupted%'`)).rows[0].n, 0);
   });
@@ -157,7 +185,13 @@ describe('the resolver', () => {
 });
 
 it('DNS_SERVERS takes addresses with optional ports and refuses anything else, naming the value', () => {
-  assert.deepEqual(loadConfig({ DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,::1,[::1]:53' }).dnsServers, ['10.0.0.2', '10.0.0.3:5353', '::1', '[::1]:53']);
+  assert.deepEqual(loadConfig({ DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,::1,[::1]:53' }).dnsServers, [
+    '10.0.0.2',
+    '10.0.0.3:5353',
+    '::1',
+    '[::1]:53',
+  ]);
   assert.equal(loadConfig({}).dnsServers, undefined);
-  for (const bad of ['dns.example', '10.0.0.2:99999', '10.0.0.2:']) assert.throws(() => loadConfig({ DNS_SERVERS: bad }), new RegExp(`DNS_SERVERS: .*"${bad.replace(/[.]/g, '\\.')}"`));
+  for (const bad of ['dns.example', '10.0.0.2:99999', '10.0.0.2:'])
+    assert.throws(() => loadConfig({ DNS_SERVERS: bad }), new RegExp(`DNS_SERVERS: .*"${bad.replace(/[.]/g, '\\.')}"`));
 });

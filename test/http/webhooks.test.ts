@@ -94,7 +94,7 @@ describe('POST /webhooks', () => {
 });
 
 describe('reading, updating and deleting', () => {
-  it('lists only the key\'s organization and mode, never a secret', async () => {
+  it("lists only the key's organization and mode, never a secret", async () => {
     const mine = await created();
     const live = await created({}, KEYS.live);
     const other = await created({}, KEYS.other);
@@ -105,17 +105,24 @@ describe('reading, updating and deleting', () => {
     assert.ok(!ids.includes(live.id) && !ids.includes(other.id));
     assert.ok(list.body.webhooks.every((w: object) => !('secret' in w)));
     const liveList = await t.request('GET', '/v1/webhooks', { key: KEYS.live });
-    assert.deepEqual(liveList.body.webhooks.map((w: { id: string }) => w.id), [live.id]);
+    assert.deepEqual(
+      liveList.body.webhooks.map((w: { id: string }) => w.id),
+      [live.id],
+    );
     assert.equal(liveList.body.webhooks[0].livemode, true);
   });
 
-  it('another organization\'s or mode\'s webhook is 404 on every route', async () => {
+  it("another organization's or mode's webhook is 404 on every route", async () => {
     const w = await created();
     for (const key of [KEYS.other, KEYS.live]) {
       for (const [method, path, body] of [
-        ['GET', `/v1/webhooks/${w.id}`], ['PATCH', `/v1/webhooks/${w.id}`, { description: 'x' }], ['DELETE', `/v1/webhooks/${w.id}`],
-        ['POST', `/v1/webhooks/${w.id}/test`], ['POST', `/v1/webhooks/${w.id}/rotate-secret`],
-        ['GET', `/v1/webhooks/${w.id}/deliveries`], ['GET', `/v1/webhooks/${w.id}/stats`],
+        ['GET', `/v1/webhooks/${w.id}`],
+        ['PATCH', `/v1/webhooks/${w.id}`, { description: 'x' }],
+        ['DELETE', `/v1/webhooks/${w.id}`],
+        ['POST', `/v1/webhooks/${w.id}/test`],
+        ['POST', `/v1/webhooks/${w.id}/rotate-secret`],
+        ['GET', `/v1/webhooks/${w.id}/deliveries`],
+        ['GET', `/v1/webhooks/${w.id}/stats`],
       ] as Array<[string, string, unknown?]>) {
         const res = await t.request(method, path, { key, body });
         assert.equal(res.status, 404, `${method} ${path} with ${key.slice(0, 8)}`);
@@ -128,24 +135,43 @@ describe('reading, updating and deleting', () => {
 
   it('PATCH changes fields, applies the URL rules again and re-enables', async () => {
     const w = await created();
-    const res = await t.request('PATCH', `/v1/webhooks/${w.id}`, { key: KEYS.secret, body: { url: 'https://127.0.0.1:10/new', events: ['BOOKING_NO_SHOW'], description: null } });
+    const res = await t.request('PATCH', `/v1/webhooks/${w.id}`, {
+      key: KEYS.secret,
+      body: { url: 'https://127.0.0.1:10/new', events: ['BOOKING_NO_SHOW'], description: null },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.webhook.url, 'https://127.0.0.1:10/new');
     assert.deepEqual(res.body.webhook.events, ['BOOKING_NO_SHOW']);
     assert.equal(res.body.webhook.description, null);
     assert.equal(res.body.webhook.secret, undefined);
 
-    for (const [body, field] of [[{ url: 'http://127.0.0.1/x' }, 'url'], [{ url: 'https://a:b@127.0.0.1/' }, 'url'], [{ events: [] }, 'events'], [{ events: ['NOPE'] }, 'events'], [{ is_active: 'maybe' }, 'is_active'],
-      [{ is_active: 1 }, 'is_active'], [{ description: 7 }, 'description'], [{}, 'body'], [{ colour: 'red' }, 'body']] as const) {
+    for (const [body, field] of [
+      [{ url: 'http://127.0.0.1/x' }, 'url'],
+      [{ url: 'https://a:b@127.0.0.1/' }, 'url'],
+      [{ events: [] }, 'events'],
+      [{ events: ['NOPE'] }, 'events'],
+      [{ is_active: 'maybe' }, 'is_active'],
+      [{ is_active: 1 }, 'is_active'],
+      [{ description: 7 }, 'description'],
+      [{}, 'body'],
+      [{ colour: 'red' }, 'body'],
+    ] as const) {
       const bad = await t.request('PATCH', `/v1/webhooks/${w.id}`, { key: KEYS.secret, body });
       assert.equal(bad.status, 400, bad.text);
       assert.equal(bad.body.error.field, field);
       assert.match(bad.body.error.field, /^(url|events|description|is_active|body)$/);
     }
-    assert.equal((await t.request('GET', `/v1/webhooks/${w.id}`, { key: KEYS.secret })).body.webhook.description, null, 'refused PATCHes changed nothing');
+    assert.equal(
+      (await t.request('GET', `/v1/webhooks/${w.id}`, { key: KEYS.secret })).body.webhook.description,
+      null,
+      'refused PATCHes changed nothing',
+    );
 
     // as auto-disable leaves it
-    await t.db.pool.query(`update webhooks set is_active = false, failure_reason = 'disabled after 10 consecutive failed delivery attempts', consecutive_failures = 10 where id = $1`, [w.id]);
+    await t.db.pool.query(
+      `update webhooks set is_active = false, failure_reason = 'disabled after 10 consecutive failed delivery attempts', consecutive_failures = 10 where id = $1`,
+      [w.id],
+    );
     const disabled = await t.request('GET', `/v1/webhooks/${w.id}`, { key: KEYS.secret });
     assert.equal(disabled.body.webhook.is_active, false);
     assert.match(disabled.body.webhook.failure_reason, /10 consecutive/);
@@ -182,7 +208,14 @@ describe('reading, updating and deleting', () => {
     const res = await t.request('GET', `/v1/webhooks/${w.id}/deliveries`, { key: KEYS.secret });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true, deliveries: [], pagination: { total: 0, limit: 20, offset: 0, has_more: false } });
-    for (const [q, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['success=maybe', 'success'], ['event_type=NOPE', 'event_type']]) {
+    for (const [q, field] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['offset=-1', 'offset'],
+      ['success=maybe', 'success'],
+      ['event_type=NOPE', 'event_type'],
+    ]) {
       const bad = await t.request('GET', `/v1/webhooks/${w.id}/deliveries?${q}`, { key: KEYS.secret });
       assert.equal(bad.status, 400, q);
       assert.equal(bad.body.error.field, field, bad.text);
@@ -191,8 +224,16 @@ describe('reading, updating and deleting', () => {
     const stats = await t.request('GET', `/v1/webhooks/${w.id}/stats`, { key: KEYS.secret });
     assert.equal(stats.status, 200);
     assert.deepEqual(stats.body.stats, {
-      webhook_id: w.id, total_attempts: 0, succeeded: 0, failed: 0, pending: 0, success_rate: null,
-      last_success_at: null, last_failure_at: null, consecutive_failures: 0, is_active: true,
+      webhook_id: w.id,
+      total_attempts: 0,
+      succeeded: 0,
+      failed: 0,
+      pending: 0,
+      success_rate: null,
+      last_success_at: null,
+      last_failure_at: null,
+      consecutive_failures: 0,
+      is_active: true,
     });
   });
 });
@@ -200,18 +241,32 @@ describe('reading, updating and deleting', () => {
 describe('access', () => {
   it('needs a key, the right scope and a secret key', async () => {
     const w = await created();
-    const reads: Array<[string, string]> = [['GET', '/v1/webhooks'], ['GET', `/v1/webhooks/${w.id}`], ['GET', `/v1/webhooks/${w.id}/deliveries`], ['GET', `/v1/webhooks/${w.id}/stats`]];
+    const reads: Array<[string, string]> = [
+      ['GET', '/v1/webhooks'],
+      ['GET', `/v1/webhooks/${w.id}`],
+      ['GET', `/v1/webhooks/${w.id}/deliveries`],
+      ['GET', `/v1/webhooks/${w.id}/stats`],
+    ];
     const writes: Array<[string, string, unknown?]> = [
-      ['POST', '/v1/webhooks', { url: URL_OK, events: ['BOOKING_CREATED'] }], ['PATCH', `/v1/webhooks/${w.id}`, { description: 'x' }],
-      ['DELETE', `/v1/webhooks/${w.id}`], ['POST', `/v1/webhooks/${w.id}/test`], ['POST', `/v1/webhooks/${w.id}/rotate-secret`],
+      ['POST', '/v1/webhooks', { url: URL_OK, events: ['BOOKING_CREATED'] }],
+      ['PATCH', `/v1/webhooks/${w.id}`, { description: 'x' }],
+      ['DELETE', `/v1/webhooks/${w.id}`],
+      ['POST', `/v1/webhooks/${w.id}/test`],
+      ['POST', `/v1/webhooks/${w.id}/rotate-secret`],
     ];
     for (const [method, path, body] of [...reads, ...writes]) {
       assert.equal((await t.request(method, path, { body })).status, 401, `${method} ${path} without a key`);
       assert.equal((await t.request(method, path, { key: KEYS.readOnly, body })).status, 403, `${method} ${path} without the scope`);
-      assert.equal((await t.request(method, path, { key: KEYS.publishableAnyOrigin, body })).status, 403, `${method} ${path} with a publishable key`);
+      assert.equal(
+        (await t.request(method, path, { key: KEYS.publishableAnyOrigin, body })).status,
+        403,
+        `${method} ${path} with a publishable key`,
+      );
     }
-    for (const [method, path] of reads) assert.equal((await t.request(method, path, { key: READER })).status, 200, `${method} ${path} with webhooks:read`);
-    for (const [method, path, body] of writes) assert.equal((await t.request(method, path, { key: READER, body })).status, 403, `${method} ${path} needs webhooks:manage`);
+    for (const [method, path] of reads)
+      assert.equal((await t.request(method, path, { key: READER })).status, 200, `${method} ${path} with webhooks:read`);
+    for (const [method, path, body] of writes)
+      assert.equal((await t.request(method, path, { key: READER, body })).status, 403, `${method} ${path} needs webhooks:manage`);
     assert.equal((await t.request('GET', `/v1/webhooks/${w.id}`, { key: KEYS.secret })).status, 200, 'nothing was changed');
   });
 

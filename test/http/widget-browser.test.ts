@@ -20,8 +20,14 @@ import { KEYS, testSeed } from '../helpers/fixtures.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/widget');
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const VISITOR_ZONE = 'America/New_York';
 const PAGE_KEY = KEYS.publishableAnyOrigin;
@@ -29,7 +35,9 @@ const PAGE_KEY = KEYS.publishableAnyOrigin;
 const CUSTOMER_KEY = 'pk_test_northwind_customer_site_0001';
 
 // On a developer's machine without Chromium: skipped with this reason; under CI=true: a failure.
-const skip = fs.existsSync(CHROMIUM) ? false : skipBecause(`no Chromium at ${CHROMIUM} for the booking page tests (apt-get install chromium)`);
+const skip = fs.existsSync(CHROMIUM)
+  ? false
+  : skipBecause(`no Chromium at ${CHROMIUM} for the booking page tests (apt-get install chromium)`);
 
 let t: TestApp;
 let context: BrowserContext;
@@ -49,7 +57,10 @@ before(async () => {
   customerOrigin = `http://127.0.0.1:${(customer.address() as AddressInfo).port}`;
   const seed = testSeed();
   seed.organizations[0].api_keys.push({
-    key: CUSTOMER_KEY, name: 'Customer site', scopes: ['event-types:read', 'bookings:create'], allowed_origins: [customerOrigin],
+    key: CUSTOMER_KEY,
+    name: 'Customer site',
+    scopes: ['event-types:read', 'bookings:create'],
+    allowed_origins: [customerOrigin],
   });
   t = await startApp({ worker: true, seed });
 
@@ -85,7 +96,10 @@ async function openPage(eventTypeId: string, viewport = { width: 1024, height: 9
   (page as Page & { errors?: string[] }).errors = errors;
   const res = await page.goto(`${t.url}/book/${eventTypeId}?key=${PAGE_KEY}`);
   assert.equal(res?.status(), 200);
-  await page.getByRole('button', { name: /^\d\d:\d\d/ }).first().waitFor();
+  await page
+    .getByRole('button', { name: /^\d\d:\d\d/ })
+    .first()
+    .waitFor();
   return page;
 }
 
@@ -114,16 +128,19 @@ async function booking(id: string) {
 }
 
 describe('the booking page in Chromium', { skip }, () => {
-  it('shows free slots as HH:MM in the visitor\'s zone, changeable, and books one with an Idempotency-Key', async () => {
+  it("shows free slots as HH:MM in the visitor's zone, changeable, and books one with an Idempotency-Key", async () => {
     const page = await openPage('et_intro_call');
     const zone = page.getByLabel('Time zone');
-    assert.equal(await zone.inputValue(), VISITOR_ZONE, 'the browser\'s zone first');
+    assert.equal(await zone.inputValue(), VISITOR_ZONE, "the browser's zone first");
     assert.equal(await zone.locator('option').first().textContent(), VISITOR_ZONE);
 
     const day = await shownDay(page);
     const names = async () => slotButtons(page).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? ''));
     const expected = (slots: { start: string }[], z: string) => slots.map((s) => DateTime.fromISO(s.start).setZone(z).toFormat('HH:mm'));
-    assert.deepEqual((await names()).map((n) => n.slice(0, 5)), expected(await apiSlots('et_intro_call', day, VISITOR_ZONE), VISITOR_ZONE));
+    assert.deepEqual(
+      (await names()).map((n) => n.slice(0, 5)),
+      expected(await apiSlots('et_intro_call', day, VISITOR_ZONE), VISITOR_ZONE),
+    );
 
     await zone.selectOption('Europe/London');
     await page.getByRole('heading', { name: /\(Europe\/London\)/ }).waitFor();
@@ -163,7 +180,7 @@ describe('the booking page in Chromium', { skip }, () => {
     await page.close();
   });
 
-  it('shows the API\'s 409 message when the slot was taken meanwhile, and the day refreshed', async () => {
+  it("shows the API's 409 message when the slot was taken meanwhile, and the day refreshed", async () => {
     const page = await openPage('et_onboarding');
     const first = slotButtons(page).first();
     const label = (await first.getAttribute('aria-label'))!;
@@ -178,14 +195,17 @@ describe('the booking page in Chromium', { skip }, () => {
     )!;
     const body = { event_type_id: 'et_onboarding', requested_time: slot.start, attendee: { name: 'First', email: 'first@example.com' } };
     assert.equal((await t.request('POST', '/v1/bookings', { key: KEYS.secret, body })).status, 201);
-    const refused = await t.request('POST', '/v1/bookings', { key: KEYS.secret, body: { ...body, attendee: { name: 'X', email: 'x@example.com' } } });
+    const refused = await t.request('POST', '/v1/bookings', {
+      key: KEYS.secret,
+      body: { ...body, attendee: { name: 'X', email: 'x@example.com' } },
+    });
     assert.equal(refused.status, 409);
 
     await page.getByRole('button', { name: /Book/ }).click();
     const alert = page.getByRole('alert');
     await assertEventually(async () => (await alert.textContent())?.trim(), refused.body.error.message);
     await page.screenshot({ path: path.join(ARTIFACTS, 'slot-taken.png'), fullPage: true });
-    await assertEventually(async () => (await page.getByRole('button', { name: label }).count()), 0);
+    await assertEventually(async () => await page.getByRole('button', { name: label }).count(), 0);
     assert.equal(await page.getByLabel('Name').inputValue(), 'Late Visitor', 'what the visitor typed is kept');
     await page.close();
   });
@@ -216,19 +236,28 @@ describe('the booking page in Chromium', { skip }, () => {
   it('books with the keyboard alone', async () => {
     const page = await openPage('et_onboarding');
     // tag|accessible label or text|id of the focused element, looking into shadow roots (run in the page)
-    const focused = async () => String(await page.evaluate(`(() => {
+    const focused = async () =>
+      String(
+        await page.evaluate(`(() => {
       let el = document.activeElement;
       while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
       return el ? el.tagName.toLowerCase() + '|' + (el.getAttribute('aria-label') ?? el.textContent.trim()) + '|' + el.id : '';
-    })()`));
+    })()`),
+      );
     // Tab from the top of the page to the first slot, passing the zone and day controls
     const passed: string[] = [];
     for (let i = 0; i < 20 && !/^button\|\d\d:\d\d to /.test(passed.at(-1) ?? ''); i++) {
       await page.keyboard.press('Tab');
       passed.push(await focused());
     }
-    assert.ok(passed.some((f) => f.endsWith('|tz')), `time zone reachable: ${passed.join(' > ')}`);
-    assert.ok(passed.some((f) => f.startsWith('button|Next day')), 'next day reachable');
+    assert.ok(
+      passed.some((f) => f.endsWith('|tz')),
+      `time zone reachable: ${passed.join(' > ')}`,
+    );
+    assert.ok(
+      passed.some((f) => f.startsWith('button|Next day')),
+      'next day reachable',
+    );
     const slotLabel = passed.at(-1)!.split('|')[1]!;
     await page.keyboard.press('Enter');
     assert.equal((await focused()).split('|')[2], 'f-name', 'choosing a slot moves focus to the form');
@@ -253,7 +282,11 @@ describe('the booking page in Chromium', { skip }, () => {
     const res = await t.request('POST', '/v1/event-types', {
       key: KEYS.secret,
       body: {
-        team_id: 'team_support', name: 'Every field', slug: 'every-field', duration: 30, minimum_booking_notice: 0,
+        team_id: 'team_support',
+        name: 'Every field',
+        slug: 'every-field',
+        duration: 30,
+        minimum_booking_notice: 0,
         workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
         custom_fields: [
           { key: 'plan', label: 'Plan', type: 'SELECT', required: true, options: ['basic', 'pro'] },
@@ -282,11 +315,18 @@ describe('the booking page in Chromium', { skip }, () => {
     await page.getByLabel('Go-live date').fill('2027-01-15');
     await page.getByRole('button', { name: /Book/ }).click();
     const b = await booking(await confirmationId(page));
-    assert.deepEqual(b.custom_fields, { plan: 'pro', seats: 25, notes: 'Migrating from a spreadsheet', nda: true, areas: ['api', 'sso'], start: '2027-01-15' });
+    assert.deepEqual(b.custom_fields, {
+      plan: 'pro',
+      seats: 25,
+      notes: 'Migrating from a spreadsheet',
+      nda: true,
+      areas: ['api', 'sso'],
+      start: '2027-01-15',
+    });
     await page.close();
   });
 
-  it('runs embedded on a customer\'s own origin: api-base from the script, CORS with the key\'s allowed origin', async () => {
+  it("runs embedded on a customer's own origin: api-base from the script, CORS with the key's allowed origin", async () => {
     const page = await context.newPage();
     await page.goto(customerOrigin);
     await slotButtons(page).first().click();
@@ -303,7 +343,7 @@ describe('the booking page in Chromium', { skip }, () => {
     await page.close();
   });
 
-  it('shows the API\'s message when the page cannot load (unknown event type)', async () => {
+  it("shows the API's message when the page cannot load (unknown event type)", async () => {
     const page = await context.newPage();
     await page.goto(`${t.url}/book/et_missing?key=${PAGE_KEY}`);
     await assertEventually(async () => (await page.getByRole('alert').textContent())?.trim(), 'event type "et_missing" not found');
@@ -333,7 +373,10 @@ describe('GET /embed.js and GET /book/{id} (HTTP)', () => {
     const res = await app.request('GET', `/book/${encodeURIComponent('et_"><script>x</script>')}?key=${KEYS.publishable}`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(res.text, /<booking-widget event-type-id="et_&quot;&gt;&lt;script&gt;x&lt;\/script&gt;" publishable-key="pk_test_northwind_demo_booking_page_0001">/);
+    assert.match(
+      res.text,
+      /<booking-widget event-type-id="et_&quot;&gt;&lt;script&gt;x&lt;\/script&gt;" publishable-key="pk_test_northwind_demo_booking_page_0001">/,
+    );
     assert.doesNotMatch(res.text, /<script>x/);
     assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
   });

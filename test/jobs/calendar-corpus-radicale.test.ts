@@ -29,9 +29,15 @@ before(async () => {
   radicale = await startRadicale({ users: { amara: 'amara-pw' } });
   for (const [i] of cases.entries()) await radicale.createCalendar('amara', `case${i}`);
   t = await startApp({
-    seed: calendarSeed(cases.map((_, i) => ({
-      id: `cal_case_${i}`, url: radicale.calendarUrl('amara', `case${i}`), username: 'amara', password: 'amara-pw', primary: false,
-    }))),
+    seed: calendarSeed(
+      cases.map((_, i) => ({
+        id: `cal_case_${i}`,
+        url: radicale.calendarUrl('amara', `case${i}`),
+        username: 'amara',
+        password: 'amara-pw',
+        primary: false,
+      })),
+    ),
   });
 });
 
@@ -51,13 +57,16 @@ describe('the iCalendar corpus through Radicale', { skip }, () => {
       // the sync's window runs from the start of yesterday to the end of today + horizon
       const now = new Date(start + DAY + 12 * 3_600_000);
       await t.db.pool.query('update members set timezone = $1 where id = $2', [c.expected.zone, MEMBERS.amara]);
-      const r = await syncCalendar({
-        db: t.db.pool,
-        config: { ...t.config, calendarSyncHorizonDays: days - 2 },
-        now: () => now,
-        log: pino({ level: 'silent' }),
-        freebusyCache: new MemoryFreeBusyCache(),
-      }, `cal_case_${i}`);
+      const r = await syncCalendar(
+        {
+          db: t.db.pool,
+          config: { ...t.config, calendarSyncHorizonDays: days - 2 },
+          now: () => now,
+          log: pino({ level: 'silent' }),
+          freebusyCache: new MemoryFreeBusyCache(),
+        },
+        `cal_case_${i}`,
+      );
       assert.equal(r.status, 'SUCCESS', r.error ?? '');
       assert.equal(r.events, c.expected.events, 'events');
       assert.equal(r.skipped, c.expected.skipped, 'skipped');

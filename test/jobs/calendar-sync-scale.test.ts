@@ -44,9 +44,18 @@ before(async () => {
   const jonas = org.members.find((m: { id: string }) => m.id === MEMBERS.jonas);
   jonas.max_bookings_per_day = 100;
   org.event_types.push({
-    id: SHORT_TYPE, team_id: 'team_advisors', name: 'Jonas quick', slug: 'jonas-quick', duration: 10, slot_interval: 10,
-    minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false,
-    workload: { prep: 0, meeting: 10, implementation: 0, admin: 0 }, custom_fields: [], host_ids: [MEMBERS.jonas],
+    id: SHORT_TYPE,
+    team_id: 'team_advisors',
+    name: 'Jonas quick',
+    slug: 'jonas-quick',
+    duration: 10,
+    slot_interval: 10,
+    minimum_booking_notice: 0,
+    scheduling_type: 'SOLO',
+    requires_confirmation: false,
+    workload: { prep: 0, meeting: 10, implementation: 0, admin: 0 },
+    custom_fields: [],
+    host_ids: [MEMBERS.jonas],
   });
   t = await startApp({ now: NOW, seed, env: { CALENDAR_REQUEST_TIMEOUT_MS: '120000' } });
 });
@@ -85,8 +94,13 @@ describe('calendar sync at scale and under races', { skip }, () => {
     assert.equal(one.status, 'SUCCESS');
     assert.equal(one.requests, 2);
     assert.equal(one.events, EVENTS);
-    const row = await t.db.pool.query(`select start_time from calendar_busy where calendar_id = 'cal_amara_big' and href like '%/ev-1.ics'`);
-    assert.deepEqual(row.rows.map((x) => x.start_time.toISOString()), ['2027-01-04T09:00:00.000Z']);
+    const row = await t.db.pool.query(
+      `select start_time from calendar_busy where calendar_id = 'cal_amara_big' and href like '%/ev-1.ics'`,
+    );
+    assert.deepEqual(
+      row.rows.map((x) => x.start_time.toISOString()),
+      ['2027-01-04T09:00:00.000Z'],
+    );
   });
 
   it('a sync landing while 50 creates target the time it makes busy: no create that checked after its commit gets the time', async () => {
@@ -104,10 +118,14 @@ describe('calendar sync at scale and under races', { skip }, () => {
       }
       const at = new Date(Date.parse('2026-12-09T07:00:00Z') + (i % 48) * 10 * 60_000).toISOString();
       const sentAt = Date.now();
-      creates.push(t.request('POST', '/v1/bookings', {
-        key: KEYS.secret,
-        body: { event_type_id: SHORT_TYPE, requested_time: at, attendee: { name: `Guest ${i}`, email: `guest${i}@example.com` } },
-      }).then((res) => void sends.push({ sentAt, status: res.status })));
+      creates.push(
+        t
+          .request('POST', '/v1/bookings', {
+            key: KEYS.secret,
+            body: { event_type_id: SHORT_TYPE, requested_time: at, attendee: { name: `Guest ${i}`, email: `guest${i}@example.com` } },
+          })
+          .then((res) => void sends.push({ sentAt, status: res.status })),
+      );
       await new Promise((r) => setTimeout(r, 8));
     }
     await Promise.all(creates);
@@ -118,7 +136,9 @@ describe('calendar sync at scale and under races', { skip }, () => {
     for (const s of after) assert.equal(s.status, 409, 'a create sent after the sync committed was accepted over the busy time');
     for (const s of sends) assert.ok(s.status === 201 || s.status === 409, `unexpected ${s.status}`);
     // and from now on the day is closed
-    const res = await t.request('GET', `/v1/availability?event_type_id=${SHORT_TYPE}&start_date=2026-12-09&end_date=2026-12-09`, { key: KEYS.secret });
+    const res = await t.request('GET', `/v1/availability?event_type_id=${SHORT_TYPE}&start_date=2026-12-09&end_date=2026-12-09`, {
+      key: KEYS.secret,
+    });
     assert.deepEqual(res.body.slots, []);
   });
 });

@@ -39,25 +39,35 @@ beforeEach(async () => {
 });
 
 async function event(id: string, daysAgo: number): Promise<void> {
-  await q(`insert into booking_events (id, organization_id, mode, booking_id, type, payload, created_at)
-           values ($1, 'org_northwind', 'test', null, 'BOOKING_CREATED', '{}', now() - $2::float8 * interval '1 day')`, [id, daysAgo]);
+  await q(
+    `insert into booking_events (id, organization_id, mode, booking_id, type, payload, created_at)
+           values ($1, 'org_northwind', 'test', null, 'BOOKING_CREATED', '{}', now() - $2::float8 * interval '1 day')`,
+    [id, daysAgo],
+  );
 }
 
 async function message(id: string, status: string, daysAgo: number, attempts: number): Promise<void> {
-  await q(`insert into webhook_messages (id, webhook_id, event_id, event_type, body, status, created_at)
-           values ($1, 'wh_ret', 'evt_' || $1, 'BOOKING_CREATED', '{}', $2, now() - make_interval(days => $3))`, [id, status, daysAgo]);
+  await q(
+    `insert into webhook_messages (id, webhook_id, event_id, event_type, body, status, created_at)
+           values ($1, 'wh_ret', 'evt_' || $1, 'BOOKING_CREATED', '{}', $2, now() - make_interval(days => $3))`,
+    [id, status, daysAgo],
+  );
   for (let a = 1; a <= attempts; a++) {
     const last = a === attempts;
-    await q(`insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status, created_at)
+    await q(
+      `insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status, created_at)
              values ($1 || '_' || $2::int, $1, 'wh_ret', 'evt_' || $1, 'BOOKING_CREATED', $2::int, $3, now() - make_interval(days => $4))`,
-    [id, a, last && status !== 'failed' ? status : 'failed', daysAgo]);
+      [id, a, last && status !== 'failed' ? status : 'failed', daysAgo],
+    );
   }
 }
 
 async function email(id: string, status: string, daysAgo: number): Promise<void> {
-  await q(`insert into email_outbox (id, organization_id, mode, kind, recipient_role, to_address, subject, text_body, status, created_at)
+  await q(
+    `insert into email_outbox (id, organization_id, mode, kind, recipient_role, to_address, subject, text_body, status, created_at)
            values ($1, 'org_northwind', 'test', 'scheduled', 'attendee', 'a@example.com', 's', 'b', $2, now() - make_interval(days => $3))`,
-  [id, status, daysAgo]);
+    [id, status, daysAgo],
+  );
 }
 
 describe('what goes and what stays (default retention: 30 days, idempotency 24 h)', () => {
@@ -66,7 +76,9 @@ describe('what goes and what stays (default retention: 30 days, idempotency 24 h
     await event('evt_old_undispatched', 31);
     await event('evt_recent', 29);
     // a fan-out job waiting for its retry (run_at in the future, so the worker leaves it queued)
-    await transaction(t.db.pool, (tx) => enqueue(tx, 'dispatch-event', { eventId: 'evt_old_undispatched' }, { runAt: new Date(Date.now() + 3_600_000) }));
+    await transaction(t.db.pool, (tx) =>
+      enqueue(tx, 'dispatch-event', { eventId: 'evt_old_undispatched' }, { runAt: new Date(Date.now() + 3_600_000) }),
+    );
     const result = await run();
     assert.equal(result.deleted.booking_events, 1);
     assert.deepEqual(await ids('select id from booking_events'), ['evt_old_undispatched', 'evt_recent']);
@@ -89,7 +101,10 @@ describe('what goes and what stays (default retention: 30 days, idempotency 24 h
     await run();
     const res = await t.request('GET', '/v1/webhooks/wh_ret/deliveries', { key: KEYS.secret });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.deliveries.map((d: { id: string }) => d.id), ['msg_recent_1']);
+    assert.deepEqual(
+      res.body.deliveries.map((d: { id: string }) => d.id),
+      ['msg_recent_1'],
+    );
   });
 
   it('emails: sent, logged and failed ones older than 30 days go; one not sent yet stays', async () => {
@@ -110,22 +125,35 @@ describe('what goes and what stays (default retention: 30 days, idempotency 24 h
                     ('org_northwind', 'test', 'running', 'h', 'running', now() + interval '1 minute', now() - interval '23 hours')`);
     const result = await run();
     assert.equal(result.deleted.idempotency_keys, 1);
-    assert.deepEqual((await q('select key from idempotency_keys order by key')).rows.map((r) => r.key), ['fresh', 'running']);
+    assert.deepEqual(
+      (await q('select key from idempotency_keys order by key')).rows.map((r) => r.key),
+      ['fresh', 'running'],
+    );
   });
 
   it('calendar busy blocks: those that ended over two days ago go (before the sync window), the rest stay', async () => {
     const member = (await q('select id from members where is_active limit 1')).rows[0].id as string;
-    await q(`insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, sync_status)
+    await q(
+      `insert into calendars (id, organization_id, user_id, team_id, provider, calendar_id, sync_status)
              select 'cal_ret', m.organization_id, m.id, m.team_id, 'CALDAV', 'cal_ret', 'ERROR' from members m where m.id = $1
-             on conflict (id) do nothing`, [member]);
+             on conflict (id) do nothing`,
+      [member],
+    );
     await q(`insert into calendar_connections (calendar_id, url, username, password_encrypted, password_digest)
              values ('cal_ret', 'https://dav.example/', 'u', 'x', 'x') on conflict do nothing`);
     await q(`insert into calendar_resources (calendar_id, href, data, events, skipped) values ('cal_ret', 'a.ics', '', 3, 0)
              on conflict do nothing`);
-    for (const [daysAgo, hours] of [[3, 1], [2.1, 1], [1.5, 1], [-1, 1]]) {
-      await q(`insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
+    for (const [daysAgo, hours] of [
+      [3, 1],
+      [2.1, 1],
+      [1.5, 1],
+      [-1, 1],
+    ]) {
+      await q(
+        `insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
                values ('cal_ret', 'a.ics', $1, now() - $2::float8 * interval '1 day', now() - $2::float8 * interval '1 day' + $3::int * interval '1 hour')`,
-      [member, daysAgo, hours]);
+        [member, daysAgo, hours],
+      );
     }
     const result = await run();
     assert.equal(result.deleted.calendar_busy, 2);
@@ -168,7 +196,7 @@ describe('batches', () => {
 });
 
 describe('the job', () => {
-  it('is on the worker\'s crontab, and a run enqueued on the queue enforces the retention', async () => {
+  it("is on the worker's crontab, and a run enqueued on the queue enforces the retention", async () => {
     await until(
       async () => (await q(`select 1 from graphile_worker._private_known_crontabs where identifier = 'enforce-retention'`)).rowCount === 1,
       'crontab registered',
@@ -197,8 +225,12 @@ describe('the job', () => {
 describe('configuration', () => {
   it('defaults to 30 days and batches of 1,000; a bad value is a clear error', () => {
     assert.deepEqual(loadConfig({}).retention, { eventsDays: 30, webhookDeliveriesDays: 30, emailsDays: 30, batchSize: 1000 });
-    assert.throws(() => loadConfig({ RETENTION_DAYS_EVENTS: '0', RETENTION_BATCH_SIZE: 'lots' }), (err: unknown) =>
-      err instanceof ConfigError && /RETENTION_DAYS_EVENTS: must be between 1 and 36500/.test(err.message)
-        && /RETENTION_BATCH_SIZE: expected a whole number/.test(err.message));
+    assert.throws(
+      () => loadConfig({ RETENTION_DAYS_EVENTS: '0', RETENTION_BATCH_SIZE: 'lots' }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        /RETENTION_DAYS_EVENTS: must be between 1 and 36500/.test(err.message) &&
+        /RETENTION_BATCH_SIZE: expected a whole number/.test(err.message),
+    );
   });
 });

@@ -22,7 +22,13 @@ before(async () => {
       cb();
     },
   });
-  const deps = { db: t.db.pool, config: t.config, now: () => new Date(), log: pino({ level: 'info' }, stream), freebusyCache: new MemoryFreeBusyCache() };
+  const deps = {
+    db: t.db.pool,
+    config: t.config,
+    now: () => new Date(),
+    log: pino({ level: 'info' }, stream),
+    freebusyCache: new MemoryFreeBusyCache(),
+  };
   worker = await startWorker(deps);
 });
 after(async () => {
@@ -39,7 +45,10 @@ interface JobRow {
 }
 
 async function jobOf(key: string): Promise<JobRow | undefined> {
-  const { rows } = await t.db.pool.query<JobRow>('select attempts, max_attempts, last_error, locked_at, payload from graphile_worker._private_jobs where key = $1', [key]);
+  const { rows } = await t.db.pool.query<JobRow>(
+    'select attempts, max_attempts, last_error, locked_at, payload from graphile_worker._private_jobs where key = $1',
+    [key],
+  );
   return rows[0];
 }
 
@@ -54,7 +63,13 @@ async function settled(key: string): Promise<JobRow> {
 
 describe('job registry', () => {
   it('every registered task has a task in the worker, and no other', () => {
-    const deps = { db: t.db.pool, config: t.config, now: () => new Date(), log: pino({ level: 'silent' }), freebusyCache: new MemoryFreeBusyCache() };
+    const deps = {
+      db: t.db.pool,
+      config: t.config,
+      now: () => new Date(),
+      log: pino({ level: 'silent' }),
+      freebusyCache: new MemoryFreeBusyCache(),
+    };
     assert.deepEqual(Object.keys(buildTaskList(deps)).sort(), Object.keys(TASKS).sort());
   });
 

@@ -51,13 +51,22 @@ describe('route-booking job (worker running)', () => {
   });
 
   it('COLLECTIVE with requires_confirmation → PENDING_CONFIRMATION, every host assigned, the first as assigned_to_id', async () => {
-    const b = await created(t, { event_type_id: 'et_planning_session', requested_time: '2026-12-03T10:00:00Z', attendee: { name: 'C', email: 'c@example.com' } });
+    const b = await created(t, {
+      event_type_id: 'et_planning_session',
+      requested_time: '2026-12-03T10:00:00Z',
+      attendee: { name: 'C', email: 'c@example.com' },
+    });
     const routed = await waitForStatusChange(t, b.id, 'DRAFT');
     assert.equal(routed.status, 'PENDING_CONFIRMATION');
     assert.equal(routed.assigned_to_id, MEMBERS.amara);
     assert.deepEqual(routed.host_ids, [MEMBERS.amara, MEMBERS.jonas]);
-    const list = await t.request('GET', `/v1/bookings?assigned_to_id=${MEMBERS.jonas}&event_type_id=et_planning_session`, { key: KEYS.secret });
-    assert.ok(list.body.bookings.some((x: { id: string }) => x.id === b.id), 'the assigned_to_id filter matches every host');
+    const list = await t.request('GET', `/v1/bookings?assigned_to_id=${MEMBERS.jonas}&event_type_id=et_planning_session`, {
+      key: KEYS.secret,
+    });
+    assert.ok(
+      list.body.bookings.some((x: { id: string }) => x.id === b.id),
+      'the assigned_to_id filter matches every host',
+    );
   });
 
   it('assign_to bypasses routing: the named member is assigned', async () => {
@@ -84,12 +93,17 @@ describe('route-booking job (worker running)', () => {
     assert.equal((await t.request('DELETE', `/v1/bookings/${ids[0]}`, { key: KEYS.secret })).status, 200);
     assert.equal((await t.request('POST', `/v1/bookings/${ids[1]}/complete`, { key: KEYS.secret })).status, 200);
     // into the next month: the old month loses it, the new one gains it
-    const moved = await t.request('POST', `/v1/bookings/${ids[3]}/reschedule`, { key: KEYS.secret, body: { start_time: '2027-04-06T09:00:00Z' } });
+    const moved = await t.request('POST', `/v1/bookings/${ids[3]}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2027-04-06T09:00:00Z' },
+    });
     assert.equal(moved.status, 200, moved.text);
     await seedBooking(t, { status: 'CANCELLED', start: '2027-03-03T09:00:00Z', member: MEMBERS.amara });
     await seedBooking(t, { status: 'COMPLETED', start: '2027-03-03T10:00:00Z', member: MEMBERS.jonas });
 
-    const kept = await t.db.pool.query(`select member_id, mode, period_start, booked, last_booked_at from member_booking_counts order by 1, 2, 3`);
+    const kept = await t.db.pool.query(
+      `select member_id, mode, period_start, booked, last_booked_at from member_booking_counts order by 1, 2, 3`,
+    );
     const recount = await t.db.pool.query(
       `select bm.member_id, bm.mode, date_trunc('month', bm.start_time, 'UTC') as period_start,
               count(*) filter (where bm.active or b.status <> 'CANCELLED')::int as booked, max(bm.created_at) as last_booked_at
@@ -97,7 +111,11 @@ describe('route-booking job (worker running)', () => {
     );
     assert.deepEqual(kept.rows, recount.rows);
     const march = kept.rows.filter((r) => r.period_start.toISOString() === '2027-03-01T00:00:00.000Z');
-    assert.equal(march.reduce((n, r) => n + r.booked, 0), 3, 'March: the completed and two others; not the cancelled nor the moved');
+    assert.equal(
+      march.reduce((n, r) => n + r.booked, 0),
+      3,
+      'March: the completed and two others; not the cancelled nor the moved',
+    );
 
     // round-robin's period is the UTC calendar month of the start
     const booked = async (start: string) => {
@@ -123,7 +141,10 @@ describe('route-booking job (worker running)', () => {
     const outcomes = await Promise.all([routeBooking(deps(), id), routeBooking(deps(), id)]);
     // the second either waits for nothing (busy: the first holds the booking) or sees it routed
     assert.equal(outcomes.filter((o) => o === 'routed').length, 1);
-    assert.ok(outcomes.every((o) => o === 'routed' || o === 'skipped' || o === 'busy'), outcomes.join());
+    assert.ok(
+      outcomes.every((o) => o === 'routed' || o === 'skipped' || o === 'busy'),
+      outcomes.join(),
+    );
     assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'ASSIGNMENT_CHANGED').length, 1);
   });
 
@@ -135,14 +156,24 @@ describe('route-booking job (worker running)', () => {
     ];
     const done = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-04T10:00:00Z', member: MEMBERS.amara });
     // a COLLECTIVE type that requires confirmation, holding both hosts
-    const collective = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2027-02-08T10:00:00Z', member: MEMBERS.jonas });
+    const collective = await seedBooking(t, {
+      status: 'DRAFT',
+      eventTypeId: 'et_planning_session',
+      start: '2027-02-08T10:00:00Z',
+      member: MEMBERS.jonas,
+    });
     await t.db.pool.query(
       `insert into booking_members (booking_id, member_id, mode, start_time, during) select booking_id, $2, mode, start_time, during from booking_members where booking_id = $1`,
       [collective, MEMBERS.amara],
     );
     const outcomes = await routeBookings(deps(), [...drafts, done, collective, 'bkg_missing']);
     assert.deepEqual(Object.fromEntries(outcomes), {
-      [drafts[0]]: 'routed', [drafts[1]]: 'routed', [drafts[2]]: 'routed', [done]: 'skipped', [collective]: 'routed', bkg_missing: 'skipped',
+      [drafts[0]]: 'routed',
+      [drafts[1]]: 'routed',
+      [drafts[2]]: 'routed',
+      [done]: 'skipped',
+      [collective]: 'routed',
+      bkg_missing: 'skipped',
     });
     const planning = (await t.request('GET', `/v1/bookings/${collective}`, { key: KEYS.secret })).body.booking;
     assert.equal(planning.status, 'PENDING_CONFIRMATION');
@@ -150,7 +181,10 @@ describe('route-booking job (worker running)', () => {
     assert.deepEqual(planning.host_ids, [MEMBERS.amara, MEMBERS.jonas]);
     const requests = (await t.db.pool.query('select kind, recipient_role, ics from email_outbox where booking_id = $1', [collective])).rows;
     // the hosts are invited tentatively, the attendee only told it waits
-    assert.ok(requests.length > 0 && requests.every((m) => m.kind === 'confirmation_request' && (m.ics !== null) === (m.recipient_role === 'host')), JSON.stringify(requests));
+    assert.ok(
+      requests.length > 0 && requests.every((m) => m.kind === 'confirmation_request' && (m.ics !== null) === (m.recipient_role === 'host')),
+      JSON.stringify(requests),
+    );
     for (const [i, member] of [MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas].entries()) {
       const b = (await t.request('GET', `/v1/bookings/${drafts[i]}`, { key: KEYS.secret })).body.booking;
       assert.equal(b.status, 'SCHEDULED');
@@ -159,20 +193,46 @@ describe('route-booking job (worker running)', () => {
       const changes = (await eventsOf(t, drafts[i])).filter((e) => e.type === 'ASSIGNMENT_CHANGED');
       assert.equal(changes.length, 1);
       assert.equal(changes[0].data.id, drafts[i]);
-      const mails = (await t.db.pool.query('select recipient_role, ics_uid, ics_sequence from email_outbox where booking_id = $1 order by recipient_role', [drafts[i]])).rows;
-      assert.deepEqual(mails.map((m) => [m.recipient_role, m.ics_uid, m.ics_sequence]), [['attendee', `${drafts[i]}@booking-service`, 0], ['host', `${drafts[i]}@booking-service`, 0]]);
+      const mails = (
+        await t.db.pool.query(
+          'select recipient_role, ics_uid, ics_sequence from email_outbox where booking_id = $1 order by recipient_role',
+          [drafts[i]],
+        )
+      ).rows;
+      assert.deepEqual(
+        mails.map((m) => [m.recipient_role, m.ics_uid, m.ics_sequence]),
+        [
+          ['attendee', `${drafts[i]}@booking-service`, 0],
+          ['host', `${drafts[i]}@booking-service`, 0],
+        ],
+      );
     }
     assert.deepEqual(await eventsOf(t, done), []);
     assert.equal(await routeBooking(deps(), drafts[0]), 'skipped', 'a second run changes nothing');
 
     // Two changes of one meeting in one batch of emails get consecutive SEQUENCE numbers.
-    await transaction(t.db.pool, (tx) => enqueueBookingEmails(tx, [{ bookingId: drafts[0], kind: 'scheduled' }, { bookingId: drafts[0], kind: 'scheduled' }]));
-    const sequences = (await t.db.pool.query('select distinct ics_sequence from email_outbox where booking_id = $1 order by 1', [drafts[0]])).rows;
-    assert.deepEqual(sequences.map((r) => r.ics_sequence), [0, 1, 2]);
+    await transaction(t.db.pool, (tx) =>
+      enqueueBookingEmails(tx, [
+        { bookingId: drafts[0], kind: 'scheduled' },
+        { bookingId: drafts[0], kind: 'scheduled' },
+      ]),
+    );
+    const sequences = (
+      await t.db.pool.query('select distinct ics_sequence from email_outbox where booking_id = $1 order by 1', [drafts[0]])
+    ).rows;
+    assert.deepEqual(
+      sequences.map((r) => r.ics_sequence),
+      [0, 1, 2],
+    );
   });
 
   it('COLLECTIVE: a held member who stopped being a host since the create comes after the hosts', async () => {
-    const id = await seedBooking(t, { status: 'DRAFT', eventTypeId: 'et_planning_session', start: '2027-02-09T10:00:00Z', member: MEMBERS.amara });
+    const id = await seedBooking(t, {
+      status: 'DRAFT',
+      eventTypeId: 'et_planning_session',
+      start: '2027-02-09T10:00:00Z',
+      member: MEMBERS.amara,
+    });
     await t.db.pool.query(
       `insert into booking_members (booking_id, member_id, mode, start_time, during) select booking_id, $2, mode, start_time, during from booking_members where booking_id = $1`,
       [id, MEMBERS.jonas],
@@ -214,12 +274,15 @@ describe('route-booking job (worker running)', () => {
     const other = await lockBooking(id, 'update');
     let queuedAt: number;
     try {
-      await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [id]);
+      await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [
+        id,
+      ]);
       queuedAt = Date.now();
       // a cancel or PATCH holds the row for milliseconds; this one for 150 ms, once the job has run
       let running = 0;
       for (let i = 0; i < 300 && !running; i++) {
-        running = (await t.db.pool.query(`select 1 from graphile_worker.jobs where key = $1 and locked_at is not null`, [id])).rowCount ?? 0;
+        running =
+          (await t.db.pool.query(`select 1 from graphile_worker.jobs where key = $1 and locked_at is not null`, [id])).rowCount ?? 0;
         if (!running) await new Promise((r) => setTimeout(r, 10));
       }
       assert.ok(running, 'the job started while the row was held');
@@ -244,13 +307,15 @@ describe('route-booking job (worker running)', () => {
     const id = await seedBooking(t, { status: 'DRAFT', start: '2027-02-06T10:00:00Z', member: MEMBERS.amara });
     const other = await lockBooking(id, 'update');
     try {
-      await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [id]);
+      await t.db.pool.query(`select graphile_worker.add_job('route-booking', json_build_object('bookingId', $1::text), job_key => $1)`, [
+        id,
+      ]);
       let failed;
       for (let i = 0; i < 100 && !failed; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        failed = (await t.db.pool.query(
-          `select attempts, last_error from graphile_worker.jobs where key = $1 and last_error is not null`, [id],
-        )).rows[0];
+        failed = (
+          await t.db.pool.query(`select attempts, last_error from graphile_worker.jobs where key = $1 and last_error is not null`, [id])
+        ).rows[0];
       }
       assert.ok(failed, 'the job ran and failed');
       assert.match(failed.last_error, /locked by another transaction/);
@@ -269,7 +334,10 @@ describe('route-booking job (worker running)', () => {
     assert.equal(winners.length, 2);
     assert.equal(results.filter((r) => r.status === 409).length, 28);
     const routed = await Promise.all(winners.map((id) => waitForStatusChange(t, id, 'DRAFT')));
-    assert.deepEqual(routed.map((b) => b.status), ['SCHEDULED', 'SCHEDULED']);
+    assert.deepEqual(
+      routed.map((b) => b.status),
+      ['SCHEDULED', 'SCHEDULED'],
+    );
     assert.deepEqual(routed.map((b) => b.assigned_to_id).sort(), [MEMBERS.amara, MEMBERS.jonas].sort());
   });
 });

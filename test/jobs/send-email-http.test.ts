@@ -26,7 +26,10 @@ describe('booking emails over HTTP', () => {
   it('create → routing schedules it → confirmation with REQUEST; cancel → METHOD:CANCEL with the same UID', async () => {
     const [slot] = await slots(t, 'et_intro_call', '2026-12-02T00:00:00Z', '2026-12-03T00:00:00Z');
     assert.ok(slot, 'the demo data lists a slot');
-    const booking = await created(t, introBody(slot.start, { attendee: { name: 'Ada Lovelace', email: 'ada.http@example.com', timezone: 'Europe/London' } }));
+    const booking = await created(
+      t,
+      introBody(slot.start, { attendee: { name: 'Ada Lovelace', email: 'ada.http@example.com', timezone: 'Europe/London' } }),
+    );
     const scheduled = await waitForStatusChange(t, booking.id, 'DRAFT');
     assert.equal(scheduled.status, 'SCHEDULED');
     const host = await t.db.pool.query('select email from members where id = $1', [scheduled.assigned_to_id]);
@@ -38,11 +41,16 @@ describe('booking emails over HTTP', () => {
     assert.equal(invite.method, 'REQUEST');
     assert.equal(icsProp(invite.text, 'UID'), `${booking.id}@booking-service`);
     assert.equal(icsProp(invite.text, 'SEQUENCE'), '0');
-    assert.equal(new Date(icsProp(invite.text, 'DTSTART')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')).toISOString(), slot.start);
+    assert.equal(
+      new Date(icsProp(invite.text, 'DTSTART')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')).toISOString(),
+      slot.start,
+    );
 
     const res = await t.request('DELETE', `/v1/bookings/${booking.id}`, { key: KEYS.secret, body: { reason: 'Plans changed' } });
     assert.equal(res.status, 200, res.text);
-    const [cancellation] = await smtp.waitFor((m) => about(booking.id, 'ada.http@example.com')(m) && calendarPart(m.parsed)?.method === 'CANCEL');
+    const [cancellation] = await smtp.waitFor(
+      (m) => about(booking.id, 'ada.http@example.com')(m) && calendarPart(m.parsed)?.method === 'CANCEL',
+    );
     const cancel = calendarPart(cancellation.parsed)!;
     assert.equal(icsProp(cancel.text, 'METHOD'), 'CANCEL');
     assert.equal(icsProp(cancel.text, 'STATUS'), 'CANCELLED');
@@ -59,7 +67,10 @@ describe('booking emails over HTTP', () => {
     await waitForStatusChange(t, booking.id, 'DRAFT');
     await smtp.waitFor(about(booking.id, attendee.email));
 
-    const moved = await t.request('POST', `/v1/bookings/${booking.id}/reschedule`, { key: KEYS.secret, body: { start_time: list[list.length - 1].start } });
+    const moved = await t.request('POST', `/v1/bookings/${booking.id}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: list[list.length - 1].start },
+    });
     assert.equal(moved.status, 200, moved.text);
     const newId = moved.body.booking.id as string;
     assert.notEqual(newId, booking.id);
@@ -69,7 +80,10 @@ describe('booking emails over HTTP', () => {
     assert.equal(icsProp(r.text, 'UID'), `${booking.id}@booking-service`);
     assert.equal(icsProp(r.text, 'SEQUENCE'), '1');
 
-    const patched = await t.request('PATCH', `/v1/bookings/${newId}`, { key: KEYS.secret, body: { attendee: { email: 'alan.new@example.com' } } });
+    const patched = await t.request('PATCH', `/v1/bookings/${newId}`, {
+      key: KEYS.secret,
+      body: { attendee: { email: 'alan.new@example.com' } },
+    });
     assert.equal(patched.status, 200, patched.text);
     const [fresh] = await smtp.waitFor(about(newId, 'alan.new@example.com'));
     const f = calendarPart(fresh.parsed)!;
@@ -88,7 +102,10 @@ describe('booking emails over HTTP', () => {
     await waitForStatusChange(t, first.id, 'DRAFT');
     await smtp.waitFor(about(first.id, attendee.email));
 
-    const second = await t.request('POST', `/v1/bookings/${first.id}/reschedule`, { key: KEYS.secret, body: { start_time: list[1].start } });
+    const second = await t.request('POST', `/v1/bookings/${first.id}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: list[1].start },
+    });
     assert.equal(second.status, 200, second.text);
     const secondId = second.body.booking.id as string;
     await smtp.waitFor(about(secondId, attendee.email));
@@ -118,7 +135,9 @@ describe('booking emails over HTTP', () => {
     const booking = await created(t, { event_type_id: 'et_planning_session', requested_time: list[0].start, attendee });
     const pending = await waitForStatusChange(t, booking.id, 'DRAFT');
     assert.equal(pending.status, 'PENDING_CONFIRMATION');
-    const hosts = (await t.db.pool.query('select m.email from bookings b join members m on m.id = any(b.host_ids) where b.id = $1', [booking.id])).rows.map((r) => r.email as string);
+    const hosts = (
+      await t.db.pool.query('select m.email from bookings b join members m on m.id = any(b.host_ids) where b.id = $1', [booking.id])
+    ).rows.map((r) => r.email as string);
     assert.ok(hosts.length >= 2, 'a collective booking holds every host');
     for (const h of hosts) {
       const [ask] = await smtp.waitFor(about(booking.id, h));
@@ -133,7 +152,7 @@ describe('booking emails over HTTP', () => {
     assert.equal(confirmed.status, 200, confirmed.text);
     const [invite] = await smtp.waitFor((m) => about(booking.id, attendee.email)(m) && calendarPart(m.parsed) !== undefined);
     assert.equal(calendarPart(invite.parsed)!.method, 'REQUEST');
-    assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'SEQUENCE'), '1', 'after the hosts\' tentative invitation (0)');
+    assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'SEQUENCE'), '1', "after the hosts' tentative invitation (0)");
     assert.equal(icsProp(calendarPart(invite.parsed)!.text, 'STATUS'), 'CONFIRMED');
     for (const h of hosts) await smtp.waitFor((m) => about(booking.id, h)(m) && calendarPart(m.parsed) !== undefined);
   });

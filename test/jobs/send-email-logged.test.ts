@@ -55,7 +55,13 @@ function directTask(env: Record<string, string>) {
   });
   const config = loadConfig({ ...env, DATABASE_URL: t.db.url });
   const now = () => new Date('2026-11-30T12:00:00Z');
-  const task = sendEmail({ db: t.db.pool, config, now, log: pino({ level: 'debug' }, stream), freebusyCache: new MemoryFreeBusyCache(() => 0) });
+  const task = sendEmail({
+    db: t.db.pool,
+    config,
+    now,
+    log: pino({ level: 'debug' }, stream),
+    freebusyCache: new MemoryFreeBusyCache(() => 0),
+  });
   const runPayload = async (payload: Payload<'send-email'>, attempts = 1, maxAttempts = 10): Promise<void> => {
     await task(payload, { job: { attempts, max_attempts: maxAttempts } } as unknown as JobHelpers);
   };
@@ -67,11 +73,24 @@ async function outboxRow(): Promise<string> {
   const bookingId = await insertBooking(t.db.pool, { start: '2026-12-02T10:00:00Z' });
   const id = `eml_${randomBytes(8).toString('hex')}`;
   await transaction(t.db.pool, (tx) =>
-    insertEmails(tx, [{
-      id, organization_id: 'org_northwind', mode: 'test', booking_id: bookingId, kind: 'scheduled', recipient_role: 'attendee',
-      to_address: 'direct@example.com', to_name: 'Direct Test', subject: 'Confirmed: direct', text_body: 'Hello there',
-      ics: 'BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nEND:VCALENDAR\r\n', ics_method: 'REQUEST', ics_uid: 'u@booking-service', ics_sequence: 0,
-    }]),
+    insertEmails(tx, [
+      {
+        id,
+        organization_id: 'org_northwind',
+        mode: 'test',
+        booking_id: bookingId,
+        kind: 'scheduled',
+        recipient_role: 'attendee',
+        to_address: 'direct@example.com',
+        to_name: 'Direct Test',
+        subject: 'Confirmed: direct',
+        text_body: 'Hello there',
+        ics: 'BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nEND:VCALENDAR\r\n',
+        ics_method: 'REQUEST',
+        ics_uid: 'u@booking-service',
+        ics_sequence: 0,
+      },
+    ]),
   );
   return id;
 }

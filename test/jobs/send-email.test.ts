@@ -25,7 +25,8 @@ after(async () => {
 });
 
 const to = (address: string) => (m: ReceivedMail) => m.envelopeTo.includes(address);
-const toAnd = (address: string, subject: RegExp) => (m: ReceivedMail) => m.envelopeTo.includes(address) && subject.test(m.parsed.subject ?? '');
+const toAnd = (address: string, subject: RegExp) => (m: ReceivedMail) =>
+  m.envelopeTo.includes(address) && subject.test(m.parsed.subject ?? '');
 
 function ics(mail: ReceivedMail): string {
   const part = calendarPart(mail.parsed);
@@ -70,7 +71,9 @@ describe('scheduled', () => {
       assert.equal(icsProp(text, 'DTSTART'), '20261201T100000Z');
       assert.equal(icsProp(text, 'DTEND'), '20261201T103000Z');
       assert.match(icsProp(text, 'ORGANIZER')!, /mailto:amara@northwind\.example/i);
-      const attendees = icsLines(text).filter((l) => l.name === 'ATTENDEE').map((l) => l.value.toLowerCase());
+      const attendees = icsLines(text)
+        .filter((l) => l.name === 'ATTENDEE')
+        .map((l) => l.value.toLowerCase());
       assert.deepEqual(attendees, ['mailto:grace@example.com']);
       // also attached as a file, for clients that ignore the alternative
       assert.ok(mail.parsed.attachments.some((a) => a.filename === 'invite.ics'));
@@ -99,7 +102,9 @@ describe('scheduled', () => {
     assert.deepEqual(recipients, [AMARA, `ada.${id}@example.com`, JONAS, 'priya@northwind.example'].sort());
     const text = ics(mails[0]);
     assert.match(icsProp(text, 'ORGANIZER')!, /amara@northwind\.example/i);
-    const attendees = icsLines(text).filter((l) => l.name === 'ATTENDEE').map((l) => l.value.toLowerCase());
+    const attendees = icsLines(text)
+      .filter((l) => l.name === 'ATTENDEE')
+      .map((l) => l.value.toLowerCase());
     assert.deepEqual(attendees, [`mailto:ada.${id}@example.com`, `mailto:${JONAS}`, 'mailto:priya@northwind.example']);
     // live mode: no test marker in the subject
     assert.ok(mails.every((m) => !m.parsed.subject!.startsWith('[Test]')));
@@ -122,13 +127,18 @@ describe('confirmation_request', () => {
     assert.deepEqual(hostMails.flatMap((m) => m.envelopeTo).sort(), [JONAS, 'priya@northwind.example']);
     const attendee = mails.find((m) => m.envelopeTo.includes(`ada.${id}@example.com`))!;
     assert.match(attendee.parsed.subject!, /Request received: Planning session/);
-    assert.equal(calendarPart(attendee.parsed), undefined, 'nothing on the attendee\'s calendar before the host confirms');
+    assert.equal(calendarPart(attendee.parsed), undefined, "nothing on the attendee's calendar before the host confirms");
     for (const m of hostMails) {
       assert.equal(calendarPart(m.parsed)!.method, 'REQUEST');
       assert.equal(icsProp(ics(m), 'STATUS'), 'TENTATIVE');
       assert.equal(icsProp(ics(m), 'SEQUENCE'), '0');
       // the co-host has not answered yet; the attendee booked it
-      const partstat = (email: string) => ics(m).replace(/\r\n[ \t]/g, '').split('\r\n').find((l) => l.startsWith('ATTENDEE') && l.toLowerCase().includes(email))?.match(/PARTSTAT=([A-Z-]+)/)?.[1];
+      const partstat = (email: string) =>
+        ics(m)
+          .replace(/\r\n[ \t]/g, '')
+          .split('\r\n')
+          .find((l) => l.startsWith('ATTENDEE') && l.toLowerCase().includes(email))
+          ?.match(/PARTSTAT=([A-Z-]+)/)?.[1];
       assert.equal(partstat('priya@northwind.example'), 'NEEDS-ACTION');
       assert.equal(partstat(`ada.${id}@example.com`), 'ACCEPTED');
     }
@@ -151,24 +161,47 @@ describe('reschedule chain and cancellation', () => {
     const first = await insertBooking(t.db.pool, { start: '2026-12-07T09:00:00Z', assignedToId: MEMBERS.amara, attendee });
     await enqueue(t.db.pool, first, 'scheduled');
     const second = await insertBooking(t.db.pool, {
-      status: 'RESCHEDULED', start: '2026-12-08T09:00:00Z', assignedToId: MEMBERS.amara, attendee, rescheduledFrom: first,
+      status: 'RESCHEDULED',
+      start: '2026-12-08T09:00:00Z',
+      assignedToId: MEMBERS.amara,
+      attendee,
+      rescheduledFrom: first,
     });
     await enqueue(t.db.pool, second, 'rescheduled');
     const third = await insertBooking(t.db.pool, {
-      status: 'RESCHEDULED', start: '2026-12-09T11:30:00Z', assignedToId: MEMBERS.amara, attendee, rescheduledFrom: second,
+      status: 'RESCHEDULED',
+      start: '2026-12-09T11:30:00Z',
+      assignedToId: MEMBERS.amara,
+      attendee,
+      rescheduledFrom: second,
     });
     await enqueue(t.db.pool, third, 'rescheduled');
     await t.db.pool.query(`update bookings set status = 'CANCELLED', cancellation_reason = 'Conflict with a trip' where id = $1`, [third]);
     await enqueue(t.db.pool, third, 'cancelled');
 
     const attendeeMails = await smtp.waitFor(to('alan@example.com'), 4);
-    const hostMails = await smtp.waitFor((m) => m.envelopeTo.includes(AMARA) && [first, second, third].includes(m.parsed.headers.get('x-booking-id') as string), 4);
+    const hostMails = await smtp.waitFor(
+      (m) => m.envelopeTo.includes(AMARA) && [first, second, third].includes(m.parsed.headers.get('x-booking-id') as string),
+      4,
+    );
     for (const mails of [attendeeMails, hostMails]) {
       const parsed = mails.map((m) => ics(m)).sort((a, b) => Number(icsProp(a, 'SEQUENCE')) - Number(icsProp(b, 'SEQUENCE')));
-      assert.deepEqual(parsed.map((p) => icsProp(p, 'UID')), Array(4).fill(`${first}@booking-service`));
-      assert.deepEqual(parsed.map((p) => icsProp(p, 'SEQUENCE')), ['0', '1', '2', '3']);
-      assert.deepEqual(parsed.map((p) => icsProp(p, 'METHOD')), ['REQUEST', 'REQUEST', 'REQUEST', 'CANCEL']);
-      assert.deepEqual(parsed.map((p) => icsProp(p, 'DTSTART')), ['20261207T090000Z', '20261208T090000Z', '20261209T113000Z', '20261209T113000Z']);
+      assert.deepEqual(
+        parsed.map((p) => icsProp(p, 'UID')),
+        Array(4).fill(`${first}@booking-service`),
+      );
+      assert.deepEqual(
+        parsed.map((p) => icsProp(p, 'SEQUENCE')),
+        ['0', '1', '2', '3'],
+      );
+      assert.deepEqual(
+        parsed.map((p) => icsProp(p, 'METHOD')),
+        ['REQUEST', 'REQUEST', 'REQUEST', 'CANCEL'],
+      );
+      assert.deepEqual(
+        parsed.map((p) => icsProp(p, 'DTSTART')),
+        ['20261207T090000Z', '20261208T090000Z', '20261209T113000Z', '20261209T113000Z'],
+      );
       assert.equal(icsProp(parsed[3], 'STATUS'), 'CANCELLED');
     }
     const cancelMail = attendeeMails.find((m) => /Cancelled/.test(m.parsed.subject!))!;
@@ -183,7 +216,10 @@ describe('reschedule chain and cancellation', () => {
     const first = await insertBooking(t.db.pool, { start: '2026-12-10T09:00:00Z', assignedToId: MEMBERS.amara });
     await enqueue(t.db.pool, first, 'scheduled');
     const second = await insertBooking(t.db.pool, {
-      status: 'RESCHEDULED', start: '2026-12-10T13:00:00Z', assignedToId: MEMBERS.jonas, rescheduledFrom: first,
+      status: 'RESCHEDULED',
+      start: '2026-12-10T13:00:00Z',
+      assignedToId: MEMBERS.jonas,
+      rescheduledFrom: first,
       attendee: { name: 'Ada Lovelace', email: `ada.${first}@example.com` },
     });
     await enqueue(t.db.pool, second, 'rescheduled');
@@ -199,10 +235,14 @@ describe('reschedule chain and cancellation', () => {
     assert.doesNotMatch(added.parsed.text!, /Previous time/);
   });
 
-  it('a pending booking cancelled after its request withdraws the hosts\' tentative event', async () => {
+  it("a pending booking cancelled after its request withdraws the hosts' tentative event", async () => {
     const id = await insertBooking(t.db.pool, {
-      eventTypeId: 'et_planning_session', status: 'PENDING_CONFIRMATION', start: '2026-12-11T14:00:00Z', minutes: 60,
-      assignedToId: MEMBERS.amara, hostIds: [MEMBERS.amara],
+      eventTypeId: 'et_planning_session',
+      status: 'PENDING_CONFIRMATION',
+      start: '2026-12-11T14:00:00Z',
+      minutes: 60,
+      assignedToId: MEMBERS.amara,
+      hostIds: [MEMBERS.amara],
     });
     await enqueue(t.db.pool, id, 'confirmation_request');
     await t.db.pool.query(`update bookings set status = 'CANCELLED' where id = $1`, [id]);
@@ -226,7 +266,8 @@ describe('reschedule chain and cancellation', () => {
 describe('email_changed', () => {
   it('sends a fresh confirmation with the next SEQUENCE to the new address and a CANCEL to the old one', async () => {
     const id = await insertBooking(t.db.pool, {
-      start: '2026-12-14T09:00:00Z', assignedToId: MEMBERS.amara,
+      start: '2026-12-14T09:00:00Z',
+      assignedToId: MEMBERS.amara,
       attendee: { name: 'Edsger Dijkstra', email: 'old.edsger@example.com', timezone: 'Europe/Amsterdam' },
     });
     await enqueue(t.db.pool, id, 'scheduled');
@@ -261,15 +302,21 @@ describe('transactional outbox', () => {
     const client = await t.db.pool.connect();
     try {
       await client.query('begin');
-      await enqueueBookingEmails(client, ids.map((bookingId) => ({ bookingId, kind: 'scheduled' as const })));
-      const emailIds = (await client.query('select id from email_outbox where booking_id = any($1)', [ids])).rows
-        .map((r) => r.id as string);
+      await enqueueBookingEmails(
+        client,
+        ids.map((bookingId) => ({ bookingId, kind: 'scheduled' as const })),
+      );
+      const emailIds = (await client.query('select id from email_outbox where booking_id = any($1)', [ids])).rows.map(
+        (r) => r.id as string,
+      );
       assert.equal(emailIds.length, 4, 'attendee and host of each booking');
-      const jobs = (await client.query(
-        `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+      const jobs = (
+        await client.query(
+          `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
           where k.identifier = 'send-email' and j.payload::jsonb -> 'emailIds' ?| $1::text[]`,
-        [emailIds],
-      )).rows;
+          [emailIds],
+        )
+      ).rows;
       assert.equal(jobs.length, 1);
       assert.deepEqual([...jobs[0].payload.emailIds].sort(), [...emailIds].sort());
     } finally {

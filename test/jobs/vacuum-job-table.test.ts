@@ -25,15 +25,19 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: s
   }
 }
 
-const counts = async () => (await t.db.pool.query(
-  `select vacuum_count::int as vacuums, analyze_count::int as analyzes
+const counts = async () =>
+  (
+    await t.db.pool.query(
+      `select vacuum_count::int as vacuums, analyze_count::int as analyzes
      from pg_stat_user_tables where schemaname = 'graphile_worker' and relname = '_private_jobs'`,
-)).rows[0] as { vacuums: number; analyzes: number };
+    )
+  ).rows[0] as { vacuums: number; analyzes: number };
 
-it('is on the worker\'s crontab', async () => {
+it("is on the worker's crontab", async () => {
   // graphile-worker registers its crontab once its runner is up, a moment after start
   await until(
-    async () => (await t.db.pool.query(`select 1 from graphile_worker._private_known_crontabs where identifier = 'vacuum-job-table'`)).rowCount,
+    async () =>
+      (await t.db.pool.query(`select 1 from graphile_worker._private_known_crontabs where identifier = 'vacuum-job-table'`)).rowCount,
     (n) => n === 1,
     'crontab registered',
   );
@@ -44,13 +48,15 @@ it('vacuums and analyzes the job table when it runs, and completes', async () =>
   await transaction(t.db.pool, (tx) => enqueue(tx, 'vacuum-job-table', {}));
   await until(counts, (c) => c.vacuums > before.vacuums && c.analyzes > before.analyzes, 'vacuumed and analyzed');
   await until(
-    async () => (await t.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'vacuum-job-table'`)).rows[0].n as number,
+    async () =>
+      (await t.db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'vacuum-job-table'`)).rows[0]
+        .n as number,
     (n) => n === 0,
     'the job completed',
   );
 });
 
-it('a role that does not own the table gets PostgreSQL\'s warnings back instead of an error', async () => {
+it("a role that does not own the table gets PostgreSQL's warnings back instead of an error", async () => {
   const role = `bs_vacuum_probe_${randomBytes(4).toString('hex')}`;
   await t.db.pool.query(`create role ${role} login password 'probe'`);
   // as a role that runs jobs would: it may use the schema, but does not own the table

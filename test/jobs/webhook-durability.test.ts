@@ -25,8 +25,14 @@ const workers: ChildProcess[] = [];
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, [BIN, 'worker'], {
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'warn',
-      DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NODE_EXTRA_CA_CERTS: rx.caFile, WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: db.url,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      NODE_EXTRA_CA_CERTS: rx.caFile,
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -57,7 +63,13 @@ after(async () => {
 describe('a worker killed in the middle of a delivery', () => {
   it('the event still arrives after a restart, and the history says what happened', { timeout: 90_000 }, async () => {
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'silent' });
-    const hook = await createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, { url: `${rx.origin}/durable`, events: ['BOOKING_CREATED'] }, config, new Date());
+    const hook = await createWebhook(
+      db.pool,
+      { organizationId: 'org_northwind', mode: 'test' },
+      { url: `${rx.origin}/durable`, events: ['BOOKING_CREATED'] },
+      config,
+      new Date(),
+    );
     // the first request is held open: the worker dies while it waits for the answer
     rx.reply = () => (rx.received.length === 1 ? { status: 200, hangMs: 60_000 } : { status: 200 });
 
@@ -83,16 +95,31 @@ describe('a worker killed in the middle of a delivery', () => {
     assert.equal(verifyDelivery(hook.secret, other).data.id, second.booking.id);
     assert.ok(elapsed < 40_000, `recovered in ${elapsed} ms`);
 
-    const records = await until(async () => {
-      const r = await db.pool.query(
-        `select m.id as message, d.attempt, d.status, d.error from webhook_deliveries d join webhook_messages m on m.id = d.message_id
-         where d.webhook_id = $1 order by m.created_at, d.attempt`, [hook.id]);
-      return r.rows.every((x) => x.status !== 'pending') && r.rows.length === 3 && r.rows;
-    }, 5000, 'the records settled');
+    const records = await until(
+      async () => {
+        const r = await db.pool.query(
+          `select m.id as message, d.attempt, d.status, d.error from webhook_deliveries d join webhook_messages m on m.id = d.message_id
+         where d.webhook_id = $1 order by m.created_at, d.attempt`,
+          [hook.id],
+        );
+        return r.rows.every((x) => x.status !== 'pending') && r.rows.length === 3 && r.rows;
+      },
+      5000,
+      'the records settled',
+    );
     const forHeld = records.filter((r) => r.message === held!.headers['webhook-id']);
-    assert.deepEqual(forHeld.map((r) => [r.attempt, r.status]), [[1, 'failed'], [2, 'succeeded']]);
+    assert.deepEqual(
+      forHeld.map((r) => [r.attempt, r.status]),
+      [
+        [1, 'failed'],
+        [2, 'succeeded'],
+      ],
+    );
     assert.equal(forHeld[0].error, INTERRUPTED_ERROR);
     const messages = await db.pool.query('select status from webhook_messages where webhook_id = $1', [hook.id]);
-    assert.deepEqual(messages.rows.map((m) => m.status), ['succeeded', 'succeeded']);
+    assert.deepEqual(
+      messages.rows.map((m) => m.status),
+      ['succeeded', 'succeeded'],
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('coalesce', () => {
     r.finish[0]();
     assert.deepEqual(await Promise.all(first), ['done 1', 'done 2']);
     await tick();
-    assert.deepEqual(r.batches, [[1, 2], [3, 4, 5]]);
+    assert.deepEqual(r.batches, [
+      [1, 2],
+      [3, 4, 5],
+    ]);
     r.finish[1]();
     assert.deepEqual(await Promise.all(second), ['done 3', 'done 4', 'done 5']);
   });
@@ -59,7 +62,12 @@ describe('coalesce', () => {
   it('a failed batch runs each key alone, one after another, so only the bad key fails', async () => {
     const r = recorder((keys) => keys.includes(2));
     const call = coalesce(r.run);
-    const answers = [1, 2, 3].map((k) => call(k).then((v) => v, (e: Error) => e.message));
+    const answers = [1, 2, 3].map((k) =>
+      call(k).then(
+        (v) => v,
+        (e: Error) => e.message,
+      ),
+    );
     await tick();
     r.finish[0]();
     for (let i = 1; i <= 3; i++) {
@@ -75,6 +83,9 @@ describe('coalesce', () => {
   it('a key the batch does not answer is an error for that key only', async () => {
     const call = coalesce(async (keys: number[]) => new Map(keys.filter((k) => k !== 2).map((k) => [k, k * 10])));
     const answers = await Promise.allSettled([call(1), call(2), call(3)]);
-    assert.deepEqual(answers.map((a) => a.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
   });
 });

@@ -11,17 +11,25 @@ describe('limit', () => {
     let most = 0;
     const started: number[] = [];
     const finish = new Map<number, (fail?: boolean) => void>();
-    const task = (k: number) => run(() => {
-      active++;
-      most = Math.max(most, active);
-      started.push(k);
-      return new Promise<number>((resolve, reject) => finish.set(k, (fail) => {
-        active--;
-        if (fail) reject(new Error(`bad ${k}`));
-        else resolve(k);
-      }));
-    });
-    const results = [1, 2, 3, 4, 5].map((k) => task(k).then((v) => v, (e: Error) => e.message));
+    const task = (k: number) =>
+      run(() => {
+        active++;
+        most = Math.max(most, active);
+        started.push(k);
+        return new Promise<number>((resolve, reject) =>
+          finish.set(k, (fail) => {
+            active--;
+            if (fail) reject(new Error(`bad ${k}`));
+            else resolve(k);
+          }),
+        );
+      });
+    const results = [1, 2, 3, 4, 5].map((k) =>
+      task(k).then(
+        (v) => v,
+        (e: Error) => e.message,
+      ),
+    );
     await tick();
     assert.deepEqual(started, [1, 2]);
     finish.get(2)!(true);

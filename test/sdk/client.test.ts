@@ -39,7 +39,12 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 
 /** Free slots of an event type over the next two weeks, through the SDK. */
 async function freeSlots(eventTypeId: string): Promise<Slot[]> {
-  const { slots, totalSlots } = await client.availability.get({ event_type_id: eventTypeId, start_date: day(2), end_date: day(16), timezone: 'UTC' });
+  const { slots, totalSlots } = await client.availability.get({
+    event_type_id: eventTypeId,
+    start_date: day(2),
+    end_date: day(16),
+    timezone: 'UTC',
+  });
   assert.equal(totalSlots, slots.length);
   assert.ok(slots.length > 0, `${eventTypeId} has free slots`);
   return slots;
@@ -50,10 +55,14 @@ function onboarding(start: string, email = 'grace@example.com') {
 }
 
 async function waitForStatus(id: string, status: Booking['status']): Promise<Booking> {
-  return until(async () => {
-    const b = await client.bookings.get(id);
-    return b.status === status && b;
-  }, 10_000, `booking ${id} ${status}`);
+  return until(
+    async () => {
+      const b = await client.bookings.get(id);
+      return b.status === status && b;
+    },
+    10_000,
+    `booking ${id} ${status}`,
+  );
 }
 
 describe('SDK against the real service', () => {
@@ -74,7 +83,10 @@ describe('SDK against the real service', () => {
     const types = await client.eventTypes.list();
     assert.ok(types.some((e) => e.id === 'et_intro_call'));
     const intro = await client.eventTypes.get('et_intro_call');
-    assert.deepEqual(intro.custom_fields.map((f) => f.key), ['company', 'topic']);
+    assert.deepEqual(
+      intro.custom_fields.map((f) => f.key),
+      ['company', 'topic'],
+    );
     const form = await client.eventTypes.fields('et_intro_call');
     assert.equal(form.custom_fields.find((f) => f.key === 'topic')?.type, 'SELECT');
 
@@ -129,8 +141,14 @@ describe('SDK against the real service', () => {
 
     const pages = [];
     for await (const page of client.bookings.list({ attendee_email: email, limit: 2 }).pages()) pages.push(page);
-    assert.deepEqual(pages.map((p) => p.bookings.length), [2, 2, 1]);
-    assert.deepEqual(pages.map((p) => p.pagination.has_more), [true, true, false]);
+    assert.deepEqual(
+      pages.map((p) => p.bookings.length),
+      [2, 2, 1],
+    );
+    assert.deepEqual(
+      pages.map((p) => p.pagination.has_more),
+      [true, true, false],
+    );
     assert.equal(pages[2]!.pagination.next_cursor, null);
     assert.equal((await client.bookings.list({ attendee_email: email, limit: 2 }).toArray(3)).length, 3);
   });
@@ -158,7 +176,10 @@ describe('SDK against the real service', () => {
     assert.equal(taken.status, 409);
 
     const publishable = createClient({ apiKey: KEYS.publishableAnyOrigin, baseUrl: `${t.url}/v1` });
-    const refused = await publishable.bookings.list().toArray().catch((e: unknown) => e);
+    const refused = await publishable.bookings
+      .list()
+      .toArray()
+      .catch((e: unknown) => e);
     assert.ok(refused instanceof PermissionError);
     assert.equal(refused.code, 'forbidden');
     assert.ok((await publishable.eventTypes.list()).length > 0, 'a publishable key reads event types; baseUrl may end in /v1');
@@ -178,7 +199,10 @@ describe('SDK against the real service', () => {
     const first = await recording.bookings.create(onboarding(slot!.start));
     await recording.bookings.get(first.id);
     await recording.bookings.cancel(first.id);
-    assert.deepEqual(sent.map((s) => s.method), ['POST', 'GET', 'DELETE']);
+    assert.deepEqual(
+      sent.map((s) => s.method),
+      ['POST', 'GET', 'DELETE'],
+    );
     assert.match(sent[0]!.key!, /^[0-9a-f-]{36}$/, 'a generated UUID');
     assert.equal(sent[1]!.key, null, 'none on GET');
     assert.ok(sent[2]!.key && sent[2]!.key !== sent[0]!.key, 'a fresh one per call');
@@ -188,14 +212,19 @@ describe('SDK against the real service', () => {
     const again = await client.bookings.create(onboarding(other!.start), { idempotencyKey });
     assert.equal(again.id, once.id, 'one booking, not two');
     assert.equal(again.idempotent_replay, true);
-    const reused = await client.bookings.create(onboarding(other!.start, 'someone@example.com'), { idempotencyKey }).catch((e: unknown) => e);
+    const reused = await client.bookings
+      .create(onboarding(other!.start, 'someone@example.com'), { idempotencyKey })
+      .catch((e: unknown) => e);
     assert.ok(reused instanceof PreconditionError);
     assert.equal(reused.code, 'idempotency_key_reused');
   });
 
   it('calls the other resources: event types, free/busy, members, calendars, webhooks', async () => {
     const created = await client.eventTypes.create({
-      team_id: 'team_support', name: 'SDK check', duration: 20, slug: `sdk-check-${Date.now()}`,
+      team_id: 'team_support',
+      name: 'SDK check',
+      duration: 20,
+      slug: `sdk-check-${Date.now()}`,
       workload: { prep: 0, meeting: 20, implementation: 0, admin: 0 },
     });
     const { event_type, warning } = await client.eventTypes.update(created.id, { name: 'SDK check (renamed)' });
@@ -227,10 +256,14 @@ describe('SDK against the real service', () => {
     const sample = verifyWebhook(delivery!.body, delivery!.headers, hook.secret);
     assert.equal(sample.test, true);
     assert.equal(delivery!.headers['webhook-id'], test.message_id);
-    const records = await until(async () => {
-      const all = await client.webhooks.deliveries(hook.id, { limit: 1 }).toArray();
-      return all.some((d) => d.status === 'succeeded') && all;
-    }, 10_000, 'the test delivery recorded');
+    const records = await until(
+      async () => {
+        const all = await client.webhooks.deliveries(hook.id, { limit: 1 }).toArray();
+        return all.some((d) => d.status === 'succeeded') && all;
+      },
+      10_000,
+      'the test delivery recorded',
+    );
     assert.equal(records[0]!.event, 'BOOKING_CREATED');
     assert.equal(typeof (await client.webhooks.stats(hook.id)), 'object');
     const rotated = await client.webhooks.rotateSecret(hook.id);
@@ -255,7 +288,10 @@ describe('SDK against the real service', () => {
     const headers = new Headers(Object.entries(received!.headers).map(([k, v]) => [k, String(v)] as [string, string]));
     assert.equal(verifyWebhook(new TextEncoder().encode(received!.body), headers, hook.secret).data.id, booking.id);
 
-    assert.throws(() => verifyWebhook(received!.body.replace('signed@', 'forged@'), received!.headers, hook.secret), WebhookVerificationError);
+    assert.throws(
+      () => verifyWebhook(received!.body.replace('signed@', 'forged@'), received!.headers, hook.secret),
+      WebhookVerificationError,
+    );
     const { secret: otherSecret } = await client.webhooks.create({ url: `${rx.origin}/unused`, events: ['BOOKING_CREATED'] });
     assert.throws(() => verifyWebhook(received!.body, received!.headers, otherSecret), WebhookVerificationError);
     assert.throws(() => verifyWebhook(received!.body, {}, hook.secret), /missing webhook-id/);

@@ -65,7 +65,10 @@ describe('429 from the real service: the client waits Retry-After, then retries'
     const types = await client.eventTypes.list();
     assert.ok(types.length > 0);
     const [, , refused, retried] = attempts;
-    assert.deepEqual(attempts.map((a) => a.status), [200, 429, 429, 200]);
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [200, 429, 429, 200],
+    );
     const asked = Number(refused!.retryAfter) * 1000;
     const waited = retried!.sentAt - refused!.answeredAt;
     assert.ok(waited >= asked, `waited ${waited} ms, Retry-After asked ${asked}`);
@@ -98,9 +101,10 @@ describe('5xx and network errors: only requests safe to repeat are retried', () 
       const id = `${req.method} ${req.url}`;
       seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
       const status = script.get(id)?.shift() ?? 200;
-      const body = status === 200
-        ? { success: true, booking: { id: 'bkg_1' }, event_types: [] }
-        : { success: false, error: { type: 'api_error', code: 'internal_error', message: 'the database is restarting' } };
+      const body =
+        status === 200
+          ? { success: true, booking: { id: 'bkg_1' }, event_types: [] }
+          : { success: false, error: { type: 'api_error', code: 'internal_error', message: 'the database is restarting' } };
       res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}` }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -129,7 +133,9 @@ describe('5xx and network errors: only requests safe to repeat are retried', () 
   it('does not retry a PATCH (no Idempotency-Key), and gives up after maxRetries', async () => {
     seen.length = 0;
     script.set('PATCH /v1/bookings/bkg_1', [500]);
-    const err = await client().bookings.update('bkg_1', { attendee: { name: 'X' } }).catch((e: unknown) => e);
+    const err = await client()
+      .bookings.update('bkg_1', { attendee: { name: 'X' } })
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ApiError);
     assert.equal(err.status, 500);
     assert.equal(err.requestId, 'req-1');
@@ -137,7 +143,9 @@ describe('5xx and network errors: only requests safe to repeat are retried', () 
 
     seen.length = 0;
     script.set('GET /v1/bookings/bkg_2', [500, 500, 500, 500]);
-    const spent = await client().bookings.get('bkg_2').catch((e: unknown) => e);
+    const spent = await client()
+      .bookings.get('bkg_2')
+      .catch((e: unknown) => e);
     assert.ok(spent instanceof ApiError);
     assert.equal(seen.length, 3, 'one try and two retries');
   });

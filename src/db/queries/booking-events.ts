@@ -19,8 +19,13 @@ export async function insertEvents(
        from record_events(ids => $1::text[], orgs => $2::text[], modes => $3::text[], booking_ids => $4::text[], types => $5::text[],
                           payloads => $6::jsonb[], broadcast => $7::text[])`,
     [
-      events.map((e) => e.id), events.map((e) => e.organization_id), events.map((e) => e.mode), events.map((e) => e.booking_id),
-      events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), everyActive,
+      events.map((e) => e.id),
+      events.map((e) => e.organization_id),
+      events.map((e) => e.mode),
+      events.map((e) => e.booking_id),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.payload)),
+      everyActive,
     ],
   );
   // RETURNING follows the rows inserted, which follow unnest's order; matched by id all the same.

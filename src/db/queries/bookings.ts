@@ -52,8 +52,20 @@ export async function insertBooking(tx: Tx, b: NewBooking): Promise<BookingRow> 
                            metadata, external_id, assigned_to_id, host_ids, rescheduled_from)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning *`,
     [
-      b.id, b.organization_id, b.mode, b.event_type_id, b.status, b.start_time, b.end_time, JSON.stringify(b.attendee),
-      JSON.stringify(b.custom_fields), JSON.stringify(b.metadata), b.external_id, b.assigned_to_id, b.host_ids, b.rescheduled_from,
+      b.id,
+      b.organization_id,
+      b.mode,
+      b.event_type_id,
+      b.status,
+      b.start_time,
+      b.end_time,
+      JSON.stringify(b.attendee),
+      JSON.stringify(b.custom_fields),
+      JSON.stringify(b.metadata),
+      b.external_id,
+      b.assigned_to_id,
+      b.host_ids,
+      b.rescheduled_from,
     ],
   );
   return row!;
@@ -89,8 +101,18 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
                            day_to => $5::timestamptz[], collective => $6, blocked => $7::tstzrange, event_id => $8,
                            payload => $9::jsonb, broadcast => $10::text[], jobs => $11::jsonb, jobs_if_subscribed => $12::jsonb) c`,
     [
-      JSON.stringify(d.booking), d.hold.candidates, d.hold.zones, d.hold.dayFrom, d.hold.dayTo, d.collective, blockedRange(d.hold),
-      d.event.id, JSON.stringify(d.event.payload), d.broadcast, jobSpecsJson(d.jobs), jobSpecsJson(d.jobsIfSubscribed),
+      JSON.stringify(d.booking),
+      d.hold.candidates,
+      d.hold.zones,
+      d.hold.dayFrom,
+      d.hold.dayTo,
+      d.collective,
+      blockedRange(d.hold),
+      d.event.id,
+      JSON.stringify(d.event.payload),
+      d.broadcast,
+      jobSpecsJson(d.jobs),
+      jobSpecsJson(d.jobsIfSubscribed),
     ],
   );
   const { held, ...booking } = row!;
@@ -101,8 +123,9 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
  * The booking with its organization's cancellation policy and its event type's
  * requires_confirmation (whether routing will make a DRAFT PENDING_CONFIRMATION).
  */
-export type LockedBooking = BookingRow & Pick<OrganizationRow, 'cancellation_enabled' | 'cancellation_cutoff_minutes'>
-  & Pick<EventTypeRow, 'requires_confirmation'>;
+export type LockedBooking = BookingRow &
+  Pick<OrganizationRow, 'cancellation_enabled' | 'cancellation_cutoff_minutes'> &
+  Pick<EventTypeRow, 'requires_confirmation'>;
 
 /**
  * Locks the booking for a change and returns it with its organization's cancellation policy
@@ -210,8 +233,15 @@ const APPLY_STATUS = `update bookings set status = $2,
 
 function applyStatusParams(id: string, c: StatusChange): unknown[] {
   return [
-    id, c.status, c.cancellationReason !== undefined, c.cancellationReason ?? null, c.cancelledAt ?? null,
-    c.assignedToId !== undefined, c.assignedToId ?? null, c.hostIds ?? null, c.rescheduledTo ?? null,
+    id,
+    c.status,
+    c.cancellationReason !== undefined,
+    c.cancellationReason ?? null,
+    c.cancelledAt ?? null,
+    c.assignedToId !== undefined,
+    c.assignedToId ?? null,
+    c.hostIds ?? null,
+    c.rescheduledTo ?? null,
   ];
 }
 

@@ -84,7 +84,10 @@ export async function claimSync(tx: Tx, calendarId: string, lease: string, lease
 
 /** Locks the connection if this sync still holds its lease; false: the outcome must not be written. */
 export async function holdsLease(tx: Tx, calendarId: string, lease: string): Promise<boolean> {
-  return (await one(tx, 'select 1 from calendar_connections where calendar_id = $1 and sync_lease = $2 for update', [calendarId, lease])) !== undefined;
+  return (
+    (await one(tx, 'select 1 from calendar_connections where calendar_id = $1 and sync_lease = $2 for update', [calendarId, lease])) !==
+    undefined
+  );
 }
 
 export interface StoredResource {
@@ -136,14 +139,26 @@ export async function replaceResources(
        select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])
        on conflict (calendar_id, href) do update set etag = excluded.etag, data = excluded.data,
          events = excluded.events, skipped = excluded.skipped`,
-      [calendarId, part.map((r) => r.href), part.map((r) => r.etag), part.map((r) => r.data), part.map((r) => r.events), part.map((r) => r.skipped)],
+      [
+        calendarId,
+        part.map((r) => r.href),
+        part.map((r) => r.etag),
+        part.map((r) => r.data),
+        part.map((r) => r.events),
+        part.map((r) => r.skipped),
+      ],
     );
     added += await insertBlocks(tx, calendarId, memberId, part);
   }
   return { removed, added };
 }
 
-async function insertBlocks(tx: Tx, calendarId: string, memberId: string, list: readonly Pick<ParsedResource, 'href' | 'starts' | 'ends'>[]) {
+async function insertBlocks(
+  tx: Tx,
+  calendarId: string,
+  memberId: string,
+  list: readonly Pick<ParsedResource, 'href' | 'starts' | 'ends'>[],
+) {
   const hrefs: string[] = [];
   const starts: Date[] = [];
   const ends: Date[] = [];
@@ -157,17 +172,25 @@ async function insertBlocks(tx: Tx, calendarId: string, memberId: string, list: 
   if (hrefs.length === 0) return 0;
   let n = 0;
   for (let i = 0; i < hrefs.length; i += 20_000) {
-    n += (await tx.query(
-      `insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
+    n +=
+      (
+        await tx.query(
+          `insert into calendar_busy (calendar_id, href, member_id, start_time, end_time)
        select $1, h, $2, s, e from unnest($3::text[], $4::timestamptz[], $5::timestamptz[]) as t(h, s, e)`,
-      [calendarId, memberId, hrefs.slice(i, i + 20_000), starts.slice(i, i + 20_000), ends.slice(i, i + 20_000)],
-    )).rowCount ?? 0;
+          [calendarId, memberId, hrefs.slice(i, i + 20_000), starts.slice(i, i + 20_000), ends.slice(i, i + 20_000)],
+        )
+      ).rowCount ?? 0;
   }
   return n;
 }
 
 /** Busy blocks of resources kept as they were, expanded again for a new window. */
-export async function reexpand(tx: Tx, calendarId: string, memberId: string, list: readonly Pick<ParsedResource, 'href' | 'starts' | 'ends' | 'events' | 'skipped'>[]) {
+export async function reexpand(
+  tx: Tx,
+  calendarId: string,
+  memberId: string,
+  list: readonly Pick<ParsedResource, 'href' | 'starts' | 'ends' | 'events' | 'skipped'>[],
+) {
   const hrefs = list.map((r) => r.href);
   const removed = await exec(tx, 'delete from calendar_busy where calendar_id = $1 and href = any($2)', [calendarId, hrefs]);
   const added = await insertBlocks(tx, calendarId, memberId, list);
@@ -217,7 +240,10 @@ export async function failSync(tx: Tx, calendarId: string, status: 'ERROR' | 'NE
 }
 
 /** Connected calendars (CALDAV/APPLE with a connection) of the organization or all, optionally one. */
-export function connectedCalendars(db: Db, calendarId?: string): Promise<{ id: string; calendar_name: string | null; sync_status: string }[]> {
+export function connectedCalendars(
+  db: Db,
+  calendarId?: string,
+): Promise<{ id: string; calendar_name: string | null; sync_status: string }[]> {
   return rows(
     db,
     `select c.id, c.calendar_name, c.sync_status from calendars c join calendar_connections k on k.calendar_id = c.id

@@ -136,7 +136,10 @@ export async function forgetWrite(db: Db, root: string, calendarId: string): Pro
 /** A write-back that failed for good: the calendar shows ERROR with the reason until a write succeeds. */
 export async function failWrite(db: Db, calendarId: string, reason: string): Promise<void> {
   await exec(db, 'update calendar_connections set write_error = $2 where calendar_id = $1', [calendarId, reason]);
-  await exec(db, `update calendars set sync_status = 'ERROR', sync_error = $2 where id = $1 and sync_status <> 'NEEDS_REAUTH'`, [calendarId, reason]);
+  await exec(db, `update calendars set sync_status = 'ERROR', sync_error = $2 where id = $1 and sync_status <> 'NEEDS_REAUTH'`, [
+    calendarId,
+    reason,
+  ]);
 }
 
 /** The server refused the credentials on a write: the calendar waits for new ones. */

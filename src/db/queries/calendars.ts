@@ -28,11 +28,11 @@ export async function list(db: Db, f: CalendarFilter, limit: number, offset: num
   add('sync_status', f.syncStatus);
   const sql = where.join(' and ');
   const total = await one<{ n: number }>(db, `select count(*) as n from calendars where ${sql}`, params);
-  const page = await rows<CalendarRow>(db, `select * from calendars where ${sql} ${ORDER} limit $${params.length + 1} offset $${params.length + 2}`, [
-    ...params,
-    limit,
-    offset,
-  ]);
+  const page = await rows<CalendarRow>(
+    db,
+    `select * from calendars where ${sql} ${ORDER} limit $${params.length + 1} offset $${params.length + 2}`,
+    [...params, limit, offset],
+  );
   return { total: total?.n ?? 0, calendars: page };
 }
 
@@ -42,10 +42,11 @@ export function ofUser(db: Db, organizationId: string, userId: string): Promise<
 
 /** The member's calendars of these providers stop being primary (connect picks a new one). */
 export async function clearPrimary(tx: Tx, userId: string, providers: readonly string[]): Promise<void> {
-  await exec(tx, 'update calendars set is_primary = false, updated_at = clock_timestamp() where user_id = $1 and provider = any($2) and is_primary', [
-    userId,
-    providers,
-  ]);
+  await exec(
+    tx,
+    'update calendars set is_primary = false, updated_at = clock_timestamp() where user_id = $1 and provider = any($2) and is_primary',
+    [userId, providers],
+  );
 }
 
 export interface ConnectedCalendar {

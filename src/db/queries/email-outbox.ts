@@ -4,18 +4,43 @@ import { exec, one, rows, rowsReplanned } from '../pool.ts';
 import type { BookingRow, EmailRow, EventTypeRow, MemberRow } from '../schema.ts';
 
 /** An outbox message as the change that causes it writes it; the rest of the row has defaults. */
-export type NewEmail = Omit<EmailRow, 'booking_id' | 'status' | 'attempts' | 'last_error' | 'created_at' | 'sent_at'>
-  & { booking_id: string };
+export type NewEmail = Omit<EmailRow, 'booking_id' | 'status' | 'attempts' | 'last_error' | 'created_at' | 'sent_at'> & {
+  booking_id: string;
+};
 
 const COLUMNS: (keyof NewEmail)[] = [
-  'id', 'organization_id', 'mode', 'booking_id', 'kind', 'recipient_role', 'to_address', 'to_name',
-  'subject', 'text_body', 'ics', 'ics_method', 'ics_uid', 'ics_sequence',
+  'id',
+  'organization_id',
+  'mode',
+  'booking_id',
+  'kind',
+  'recipient_role',
+  'to_address',
+  'to_name',
+  'subject',
+  'text_body',
+  'ics',
+  'ics_method',
+  'ics_uid',
+  'ics_sequence',
 ];
 
 /** The PostgreSQL type of each column, for the arrays insertEmails unnests. */
 const COLUMN_TYPES: Record<keyof NewEmail, string> = {
-  id: 'text', organization_id: 'text', mode: 'text', booking_id: 'text', kind: 'text', recipient_role: 'text', to_address: 'text',
-  to_name: 'text', subject: 'text', text_body: 'text', ics: 'text', ics_method: 'text', ics_uid: 'text', ics_sequence: 'integer',
+  id: 'text',
+  organization_id: 'text',
+  mode: 'text',
+  booking_id: 'text',
+  kind: 'text',
+  recipient_role: 'text',
+  to_address: 'text',
+  to_name: 'text',
+  subject: 'text',
+  text_body: 'text',
+  ics: 'text',
+  ics_method: 'text',
+  ics_uid: 'text',
+  ics_sequence: 'integer',
 };
 
 /**
@@ -31,7 +56,11 @@ const INSERT_EMAILS = `insert into email_outbox (${COLUMNS.join(', ')})
 /** One insert: a change, or a routing batch, writes all its messages in a single round trip. */
 export async function insertEmails(tx: Tx, emails: readonly NewEmail[]): Promise<void> {
   if (emails.length === 0) return;
-  await exec(tx, INSERT_EMAILS, COLUMNS.map((c) => emails.map((e) => e[c])));
+  await exec(
+    tx,
+    INSERT_EMAILS,
+    COLUMNS.map((c) => emails.map((e) => e[c])),
+  );
 }
 
 export function findEmail(db: Db, id: string): Promise<EmailRow | undefined> {

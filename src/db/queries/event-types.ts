@@ -6,11 +6,10 @@ import { hostsFromJson, hostsOfTypeJsonSql, hostsOfTypeSql } from './members.ts'
 
 /** Active, not deleted, in the organization: what every read endpoint may show. */
 export function findVisible(db: Db, organizationId: string, id: string): Promise<EventTypeRow | undefined> {
-  return one<EventTypeRow>(
-    db,
-    `select * from event_types where id = $1 and organization_id = $2 and is_active and deleted_at is null`,
-    [id, organizationId],
-  );
+  return one<EventTypeRow>(db, `select * from event_types where id = $1 and organization_id = $2 and is_active and deleted_at is null`, [
+    id,
+    organizationId,
+  ]);
 }
 
 type WithFields = EventTypeRow & { custom_fields: CustomFieldRow[] };
@@ -56,9 +55,23 @@ export function customFields(db: Db, eventTypeId: string): Promise<CustomFieldRo
 export type EventTypeValues = Omit<EventTypeRow, 'id' | 'organization_id' | 'mode' | 'created_at' | 'updated_at' | 'deleted_at'>;
 
 const COLUMNS = [
-  'team_id', 'name', 'slug', 'description', 'duration', 'slot_interval', 'buffer_before', 'buffer_after',
-  'minimum_booking_notice', 'scheduling_type', 'requires_confirmation', 'is_active', 'is_personal', 'owner_id',
-  'external_id', 'workload', 'host_ids',
+  'team_id',
+  'name',
+  'slug',
+  'description',
+  'duration',
+  'slot_interval',
+  'buffer_before',
+  'buffer_after',
+  'minimum_booking_notice',
+  'scheduling_type',
+  'requires_confirmation',
+  'is_active',
+  'is_personal',
+  'owner_id',
+  'external_id',
+  'workload',
+  'host_ids',
 ] as const;
 
 function params(v: EventTypeValues): unknown[] {
@@ -77,7 +90,10 @@ export async function insert(db: Db, id: string, organizationId: string, v: Even
 
 export async function update(db: Db, id: string, v: EventTypeValues): Promise<EventTypeRow> {
   const sets = COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ');
-  const row = await one<EventTypeRow>(db, `update event_types set ${sets}, updated_at = now() where id = $1 returning *`, [id, ...params(v)]);
+  const row = await one<EventTypeRow>(db, `update event_types set ${sets}, updated_at = now() where id = $1 returning *`, [
+    id,
+    ...params(v),
+  ]);
   return row!;
 }
 
@@ -131,7 +147,9 @@ export async function replaceCustomFields(db: Db, eventTypeId: string, fields: r
 
 /** The team of an event type of the organization (deleted or not), if there is one. */
 export async function teamOf(db: Db, organizationId: string, id: string): Promise<string | undefined> {
-  return (await one<{ team_id: string }>(db, 'select team_id from event_types where id = $1 and organization_id = $2', [id, organizationId]))?.team_id;
+  return (
+    await one<{ team_id: string }>(db, 'select team_id from event_types where id = $1 and organization_id = $2', [id, organizationId])
+  )?.team_id;
 }
 
 export async function teamInOrganization(db: Db, organizationId: string, teamId: string): Promise<boolean> {

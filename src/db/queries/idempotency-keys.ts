@@ -3,8 +3,10 @@ import { exec, rows } from '../pool.ts';
 import type { IdempotencyKeyRow } from '../schema.ts';
 
 /** A key's record as a claim or replay reads it, with whether it outlived 24 hours and its lock. */
-export type IdempotencyRow = Pick<IdempotencyKeyRow, 'request_hash' | 'state' | 'response_status' | 'response_body'>
-  & { expired: boolean; lock_expired: boolean };
+export type IdempotencyRow = Pick<IdempotencyKeyRow, 'request_hash' | 'state' | 'response_status' | 'response_body'> & {
+  expired: boolean;
+  lock_expired: boolean;
+};
 
 export interface IdemKey {
   organizationId: string;

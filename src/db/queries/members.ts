@@ -53,7 +53,9 @@ export function hostsOfTypeJsonSql(et: string): string {
 }
 
 /** Member rows from hostsOfTypeJsonSql: JSON carries the timestamps as text. */
-export function hostsFromJson(json: (Omit<TeamMember, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[]): TeamMember[] {
+export function hostsFromJson(
+  json: (Omit<TeamMember, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[],
+): TeamMember[] {
   return json.map((m) => ({ ...m, created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) }));
 }
 

@@ -45,7 +45,20 @@ export async function upsertMember(tx: Tx, orgId: string, m: SeedMember): Promis
             members.is_active, members.timezone, members.max_bookings_per_day, members.working_hours)
        is distinct from (excluded.team_id, excluded.name, excluded.email, excluded.avatar_url, excluded.role,
             excluded.skills, excluded.is_active, excluded.timezone, excluded.max_bookings_per_day, excluded.working_hours)`,
-    [m.id, orgId, m.team_id, m.name, m.email, m.avatar_url, m.role, m.skills, m.is_active, m.timezone, m.max_bookings_per_day, JSON.stringify(m.working_hours)],
+    [
+      m.id,
+      orgId,
+      m.team_id,
+      m.name,
+      m.email,
+      m.avatar_url,
+      m.role,
+      m.skills,
+      m.is_active,
+      m.timezone,
+      m.max_bookings_per_day,
+      JSON.stringify(m.working_hours),
+    ],
   );
   const current = await rows<{ s: string; e: string; r: string | null }>(
     tx,
@@ -60,7 +73,12 @@ export async function upsertMember(tx: Tx, orgId: string, m: SeedMember): Promis
   if (JSON.stringify(current) === JSON.stringify(wanted)) return changed;
   await exec(tx, 'delete from out_of_office where member_id = $1', [m.id]);
   for (const b of m.out_of_office) {
-    await exec(tx, 'insert into out_of_office (member_id, start_time, end_time, reason) values ($1, $2, $3, $4)', [m.id, b.start, b.end, b.reason]);
+    await exec(tx, 'insert into out_of_office (member_id, start_time, end_time, reason) values ($1, $2, $3, $4)', [
+      m.id,
+      b.start,
+      b.end,
+      b.reason,
+    ]);
   }
   return changed + 1;
 }
@@ -94,9 +112,25 @@ export async function upsertEventType(tx: Tx, orgId: string, e: SeedEventType): 
             excluded.scheduling_type, excluded.requires_confirmation, excluded.is_active, excluded.is_personal,
             excluded.owner_id, excluded.external_id, excluded.workload, excluded.host_ids, null::timestamptz)`,
     [
-      e.id, orgId, e.team_id, e.name, e.slug, e.description, e.duration, e.slot_interval, e.buffer_before, e.buffer_after,
-      e.minimum_booking_notice, e.scheduling_type, e.requires_confirmation, e.is_active, e.is_personal, e.owner_id,
-      e.external_id, JSON.stringify(e.workload), e.host_ids,
+      e.id,
+      orgId,
+      e.team_id,
+      e.name,
+      e.slug,
+      e.description,
+      e.duration,
+      e.slot_interval,
+      e.buffer_before,
+      e.buffer_after,
+      e.minimum_booking_notice,
+      e.scheduling_type,
+      e.requires_confirmation,
+      e.is_active,
+      e.is_personal,
+      e.owner_id,
+      e.external_id,
+      JSON.stringify(e.workload),
+      e.host_ids,
     ],
   );
   const ids: string[] = [];
@@ -149,14 +183,38 @@ export function upsertCalendar(tx: Tx, orgId: string, c: SeedCalendar): Promise<
          or (not $16 and (calendars.sync_status, calendars.last_sync_at) is distinct from (excluded.sync_status, excluded.last_sync_at))
          or ($14::timestamptz is not null and calendars.created_at <> $14::timestamptz)
          or ($15::timestamptz is not null and calendars.updated_at <> $15::timestamptz))`,
-    [c.id, orgId, c.userId, c.teamId, c.provider, c.calendarId, c.calendarName, c.providerEmail, c.timezone, c.isPrimary, c.syncStatus, c.lastSyncAt,
-      c.supportsWebhooks, c.createdAt, c.updatedAt, c.connection !== null],
+    [
+      c.id,
+      orgId,
+      c.userId,
+      c.teamId,
+      c.provider,
+      c.calendarId,
+      c.calendarName,
+      c.providerEmail,
+      c.timezone,
+      c.isPrimary,
+      c.syncStatus,
+      c.lastSyncAt,
+      c.supportsWebhooks,
+      c.createdAt,
+      c.updatedAt,
+      c.connection !== null,
+    ],
   );
 }
 
 /** Ids that exist already under another organization: seeding must not move them. */
-export async function foreignIds(tx: Tx, table: 'teams' | 'members' | 'event_types' | 'calendars', orgId: string, ids: string[]): Promise<string[]> {
-  const found = await rows<{ id: string }>(tx, `select id::text from ${table} where id::text = any($1) and organization_id <> $2`, [ids, orgId]);
+export async function foreignIds(
+  tx: Tx,
+  table: 'teams' | 'members' | 'event_types' | 'calendars',
+  orgId: string,
+  ids: string[],
+): Promise<string[]> {
+  const found = await rows<{ id: string }>(tx, `select id::text from ${table} where id::text = any($1) and organization_id <> $2`, [
+    ids,
+    orgId,
+  ]);
   return found.map((r) => r.id);
 }
 
@@ -170,7 +228,10 @@ export async function existingOrganizations(db: Db, ids: string[]): Promise<stri
 
 /** Hashes of API keys that exist already under another organization. */
 export async function foreignKeyHashes(tx: Tx, orgId: string, hashes: string[]): Promise<string[]> {
-  const found = await rows<{ key_hash: string }>(tx, 'select key_hash from api_keys where key_hash = any($1) and organization_id <> $2', [hashes, orgId]);
+  const found = await rows<{ key_hash: string }>(tx, 'select key_hash from api_keys where key_hash = any($1) and organization_id <> $2', [
+    hashes,
+    orgId,
+  ]);
   return found.map((r) => r.key_hash);
 }
 

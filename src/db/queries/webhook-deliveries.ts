@@ -19,7 +19,13 @@ export interface OpenedAttempt {
  * delivery ids are `deliveryIdBase` + the same two digits. A second run for the same event adds
  * nothing and returns nothing.
  */
-export async function fanOutAndOpen(db: Db, eventId: string, idBase: string, deliveryIdBase: string, everyActive: readonly string[]): Promise<OpenedAttempt[]> {
+export async function fanOutAndOpen(
+  db: Db,
+  eventId: string,
+  idBase: string,
+  deliveryIdBase: string,
+  everyActive: readonly string[],
+): Promise<OpenedAttempt[]> {
   const opened = await rows<WebhookMessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
     db,
     `with e as (
@@ -62,8 +68,14 @@ export async function insertMessages(
     `insert into webhook_messages (id, webhook_id, event_id, event_type, is_test, body)
      select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[])
      on conflict (event_id, webhook_id) do nothing returning *`,
-    [messages.map((m) => m.id), messages.map((m) => m.webhook_id), messages.map((m) => m.event_id),
-      messages.map((m) => m.event_type), messages.map((m) => m.is_test), messages.map((m) => m.body)],
+    [
+      messages.map((m) => m.id),
+      messages.map((m) => m.webhook_id),
+      messages.map((m) => m.event_id),
+      messages.map((m) => m.event_type),
+      messages.map((m) => m.is_test),
+      messages.map((m) => m.body),
+    ],
   );
 }
 
@@ -97,7 +109,10 @@ export interface OpenAttemptInput {
  * new `pending` record numbered after every earlier one. `deliveryId` is null when no attempt
  * was opened. (A message never outlives its webhook: deleting one cascades.)
  */
-export async function openAttempt(db: Db, a: OpenAttemptInput): Promise<(Omit<OpenedAttempt, 'deliveryId'> & { deliveryId: string | null }) | undefined> {
+export async function openAttempt(
+  db: Db,
+  a: OpenAttemptInput,
+): Promise<(Omit<OpenedAttempt, 'deliveryId'> & { deliveryId: string | null }) | undefined> {
   const row = await one<WebhookMessageRow & { w_url: string; w_is_active: boolean; w_secret: string; delivery_id: string | null }>(
     db,
     `with m as (
@@ -168,8 +183,14 @@ export async function recordSuccesses(db: Db, a: SuccessRecord[]): Promise<boole
        where consecutive_failures <> 0 and id in (select i.webhook_id from i join m on m.id = i.message_id) returning id
      )
      select exists (select 1 from m where m.id = i.message_id) as owned from i order by i.n`,
-    [a.map((r) => r.deliveryId), a.map((r) => r.messageId), a.map((r) => r.position), a.map((r) => r.webhookId),
-      a.map((r) => r.responseStatus), a.map((r) => r.durationMs)],
+    [
+      a.map((r) => r.deliveryId),
+      a.map((r) => r.messageId),
+      a.map((r) => r.position),
+      a.map((r) => r.webhookId),
+      a.map((r) => r.responseStatus),
+      a.map((r) => r.durationMs),
+    ],
   );
   return owned.map((r) => r.owned);
 }
@@ -235,7 +256,11 @@ export async function listAttempts(db: Db, f: HistoryFilter): Promise<{ rows: We
   const where = 'where webhook_id = $1 and ($2::text is null or status = $2) and ($3::text is null or event_type = $3)';
   const params = [f.webhookId, f.status ?? null, f.eventType ?? null];
   const [list, count] = await Promise.all([
-    rows<WebhookDeliveryRow>(db, `select * from webhook_deliveries ${where} order by created_at desc, attempt desc, id desc limit $4 offset $5`, [...params, f.limit, f.offset]),
+    rows<WebhookDeliveryRow>(
+      db,
+      `select * from webhook_deliveries ${where} order by created_at desc, attempt desc, id desc limit $4 offset $5`,
+      [...params, f.limit, f.offset],
+    ),
     one<{ n: number }>(db, `select count(*) as n from webhook_deliveries ${where}`, params),
   ]);
   return { rows: list, total: count!.n };

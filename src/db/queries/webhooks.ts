@@ -6,7 +6,10 @@ import type { WebhookRow } from '../schema.ts';
 /** Which webhook: an id only ever matches inside its own organization and mode. */
 export type Scope = Caller;
 
-export async function insertWebhook(db: Db, w: Pick<WebhookRow, 'id' | 'organization_id' | 'mode' | 'url' | 'events' | 'description' | 'secret_encrypted' | 'created_at'>): Promise<WebhookRow> {
+export async function insertWebhook(
+  db: Db,
+  w: Pick<WebhookRow, 'id' | 'organization_id' | 'mode' | 'url' | 'events' | 'description' | 'secret_encrypted' | 'created_at'>,
+): Promise<WebhookRow> {
   return (await one<WebhookRow>(
     db,
     `insert into webhooks (id, organization_id, mode, url, events, description, secret_encrypted, created_at, updated_at)
@@ -28,16 +31,24 @@ export async function lockSubscriptions(tx: Tx, scopes: Scope | readonly Scope[]
     throw new Error('lockSubscriptions: one exclusive lock at a time');
   }
   await exec(tx, 'select lock_subscriptions(orgs => $1::text[], modes => $2::text[], exclusive => $3)', [
-    list.map((s) => s.organizationId), list.map((s) => s.mode), how === 'exclusive',
+    list.map((s) => s.organizationId),
+    list.map((s) => s.mode),
+    how === 'exclusive',
   ]);
 }
 
 export function countWebhooks(db: Db, s: Scope): Promise<number> {
-  return one<{ n: number }>(db, 'select count(*) as n from webhooks where organization_id = $1 and mode = $2', [s.organizationId, s.mode]).then((r) => r!.n);
+  return one<{ n: number }>(db, 'select count(*) as n from webhooks where organization_id = $1 and mode = $2', [
+    s.organizationId,
+    s.mode,
+  ]).then((r) => r!.n);
 }
 
 export function listWebhooks(db: Db, s: Scope): Promise<WebhookRow[]> {
-  return rows<WebhookRow>(db, 'select * from webhooks where organization_id = $1 and mode = $2 order by created_at, id', [s.organizationId, s.mode]);
+  return rows<WebhookRow>(db, 'select * from webhooks where organization_id = $1 and mode = $2 order by created_at, id', [
+    s.organizationId,
+    s.mode,
+  ]);
 }
 
 export function findWebhook(db: Db, s: Scope, id: string): Promise<WebhookRow | undefined> {
@@ -70,8 +81,20 @@ export function updateWebhook(db: Db, s: Scope, id: string, c: WebhookChanges, n
        rotated_at = coalesce($9, rotated_at),
        updated_at = $10
      where id = $1 and organization_id = $11 and mode = $12 returning *`,
-    [id, c.url ?? null, c.events ?? null, c.description !== undefined, c.description ?? null, c.is_active ?? null,
-      c.reset_failures === true, c.secret_encrypted ?? null, c.rotated_at ?? null, now, s.organizationId, s.mode],
+    [
+      id,
+      c.url ?? null,
+      c.events ?? null,
+      c.description !== undefined,
+      c.description ?? null,
+      c.is_active ?? null,
+      c.reset_failures === true,
+      c.secret_encrypted ?? null,
+      c.rotated_at ?? null,
+      now,
+      s.organizationId,
+      s.mode,
+    ],
   );
 }
 

@@ -29,7 +29,10 @@ export async function registerPools(db: Conn, poolIds: readonly string[], key: n
  * -infinity marks it released, so that no later beat of this process revives it.
  */
 export async function releasePool(db: Conn, poolId: string): Promise<void> {
-  await db.query(`update worker_heartbeats set lock_key = null, seen_at = now() - interval '1 hour', lost_at = '-infinity' where pool_id = $1`, [poolId]);
+  await db.query(
+    `update worker_heartbeats set lock_key = null, seen_at = now() - interval '1 hour', lost_at = '-infinity' where pool_id = $1`,
+    [poolId],
+  );
 }
 
 export async function forget(db: Conn, poolIds: readonly string[]): Promise<void> {

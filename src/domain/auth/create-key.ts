@@ -30,7 +30,8 @@ export async function createKey(db: Db, input: CreateKeyInput): Promise<CreatedK
   if (!input.organizationId) throw new KeyCreateError('--org: required (an organization id from your seed file)');
   if (!input.name) throw new KeyCreateError('--name: required');
   if (input.mode !== 'test' && input.mode !== 'live') throw new KeyCreateError(`--mode: must be test or live, got "${input.mode}"`);
-  if (input.type !== 'secret' && input.type !== 'publishable') throw new KeyCreateError(`--type: must be secret or publishable, got "${input.type}"`);
+  if (input.type !== 'secret' && input.type !== 'publishable')
+    throw new KeyCreateError(`--type: must be secret or publishable, got "${input.type}"`);
   const kind: KeyKind = input.type;
   const scopes = input.scopes ?? [];
   if (scopes.length === 0) throw new KeyCreateError('--scopes: at least one scope is required');

@@ -42,7 +42,13 @@ export function eligibleIds(hostIds: readonly string[], assignedToId: string | u
 }
 
 function eligible(hosts: TeamMember[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): TeamMember[] {
-  const ids = new Set(eligibleIds(hosts.map((h) => h.id), q.assignedToId, q.eventType.scheduling_type));
+  const ids = new Set(
+    eligibleIds(
+      hosts.map((h) => h.id),
+      q.assignedToId,
+      q.eventType.scheduling_type,
+    ),
+  );
   return hosts.filter((h) => ids.has(h.id));
 }
 
@@ -119,7 +125,15 @@ async function loadHosts(
 ): Promise<{ inputs: HostInput[]; stats: RoutingStats[] }> {
   const lo = new Date(from.getTime() - reach.before);
   const hi = new Date(to.getTime() + reach.after);
-  const busyRows = await busyOfMembers(db, hosts.map((h) => h.id), mode, lo, hi, excludeBookingId, statsAt);
+  const busyRows = await busyOfMembers(
+    db,
+    hosts.map((h) => h.id),
+    mode,
+    lo,
+    hi,
+    excludeBookingId,
+    statsAt,
+  );
   const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
   for (const h of hosts) byMember.set(h.id, { busy: [], bookingStarts: [] });
   const stats: RoutingStats[] = [];
@@ -184,7 +198,7 @@ export async function freeHostsAt(
   db: Db,
   q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: TeamMember[] },
 ): Promise<{ hosts: TeamMember[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
-  const hosts = q.hosts ?? await members.hostsOfType(db, q.eventType);
+  const hosts = q.hosts ?? (await members.hostsOfType(db, q.eventType));
   const statsAt = q.eventType.scheduling_type === 'ROUND_ROBIN' ? q.start : null;
   const { slots, stats } = await slotsAndStats(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) }, statsAt);
   const hit = slots.find((s) => s.start === q.start.getTime());

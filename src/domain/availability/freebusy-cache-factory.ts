@@ -40,7 +40,8 @@ export class FallbackFreeBusyCache implements FreeBusyCache {
 
   private useShared(): boolean {
     if (this.link.state() !== 'ok') return false;
-    if (this.replaying === null && (this.missed.size > 0 || this.missedTooMany)) this.replaying = this.replayMissed().finally(() => (this.replaying = null));
+    if (this.replaying === null && (this.missed.size > 0 || this.missedTooMany))
+      this.replaying = this.replayMissed().finally(() => (this.replaying = null));
     return this.replaying === null;
   }
 

@@ -14,7 +14,6 @@ import { isMemberId } from '../members/member-id.ts';
 /** GET /availability answers at most this many local dates (inclusive); documented in docs/scheduling.md. */
 export const MAX_AVAILABILITY_DAYS = 62;
 
-
 export interface AvailabilityQuery {
   event_type_id: string;
   start_date: string;
@@ -67,7 +66,10 @@ function parse(q: AvailabilityQuery): { from: number; to: number } {
   if (last < first) throw new ValidationError('query parameter "end_date" must not be before start_date', 'end_date');
   const days = (last - first) / DAY_MS + 1;
   if (days > MAX_AVAILABILITY_DAYS) {
-    throw new ValidationError(`query parameter "end_date": the range may span at most ${MAX_AVAILABILITY_DAYS} days, got ${days}`, 'end_date');
+    throw new ValidationError(
+      `query parameter "end_date": the range may span at most ${MAX_AVAILABILITY_DAYS} days, got ${days}`,
+      'end_date',
+    );
   }
   if (q.assigned_to_id !== undefined && !isMemberId(q.assigned_to_id)) {
     throw new ValidationError(`query parameter "assignedToId" must be a member id (UUID), got "${q.assigned_to_id}"`, 'assignedToId');
@@ -110,7 +112,10 @@ export async function availabilityBody(
     if (!(await members.findInOrganization(db, auth.organizationId, q.assigned_to_id.toLowerCase()))) {
       return Buffer.from('{"success":true,"slots":[],"totalSlots":0}');
     }
-    throw new ValidationError(`query parameter "assignedToId": member "${q.assigned_to_id}" is not a host of this event type`, 'assignedToId');
+    throw new ValidationError(
+      `query parameter "assignedToId": member "${q.assigned_to_id}" is not a host of this event type`,
+      'assignedToId',
+    );
   }
   let answer: Answer = { starts: [], json: [] };
   if (chosen.length > 0) {

@@ -59,7 +59,10 @@ function stripLockColumns(row: BookingRow): BookingRow {
 
 /** Records `type` for each booking as it is after the change, in one statement for them all. */
 async function emitEach(tx: Tx, rows: readonly BookingRow[], type: BookingEventType, at: Date): Promise<void> {
-  await recordEvents(tx, rows.map((row) => ({ organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at })));
+  await recordEvents(
+    tx,
+    rows.map((row) => ({ organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at })),
+  );
 }
 
 function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promise<void> {

@@ -24,7 +24,6 @@ export interface BookingDeps {
   freebusyCache: FreeBusyCache;
 }
 
-
 export interface CreateInput {
   event_type_id: string;
   requested_time: string;
@@ -103,8 +102,22 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
     const order = collective ? free : candidateOrder(type.scheduling_type, free, slot.stats);
     const request = { bookingId: id, mode: caller.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
     // the event's booking as GET /bookings/{id} will show it; the database fills in its timestamps
-    const draft = { ...booking, cancellation_reason: null, cancelled_at: null, rescheduled_to: null, version: 1, created_at: now, updated_at: now };
-    const event = eventRow({ organizationId: caller.organizationId, mode: caller.mode, type: 'BOOKING_CREATED', booking: bookingJson(draft), at: now });
+    const draft = {
+      ...booking,
+      cancellation_reason: null,
+      cancelled_at: null,
+      rescheduled_to: null,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    const event = eventRow({
+      organizationId: caller.organizationId,
+      mode: caller.mode,
+      type: 'BOOKING_CREATED',
+      booking: bookingJson(draft),
+      at: now,
+    });
     try {
       return await bookings.createDraft(deps.db, {
         booking,
@@ -116,7 +129,8 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
         jobsIfSubscribed: [jobSpec('dispatch-event', { eventId: event.id }, { maxAttempts: DISPATCH_MAX_ATTEMPTS })],
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
+      if (isUniqueViolation(err))
+        throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
       if (sqlState(err) === bookings.NO_CANDIDATE) throw noLongerAvailable(collective);
       throw err;
     }

@@ -37,7 +37,13 @@ export function decodeCursor(cursor: string): Position {
   } catch {
     throw bad();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string' || !AT.test(parsed[0])) {
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    typeof parsed[0] !== 'string' ||
+    typeof parsed[1] !== 'string' ||
+    !AT.test(parsed[0])
+  ) {
     throw bad();
   }
   return { createdAt: parsed[0], id: parsed[1] };

@@ -54,7 +54,9 @@ export async function holdMembers(tx: Tx, collective: boolean, candidates: reado
 /** The 409 of a slot that every candidate (for COLLECTIVE: some host) was just booked away. */
 export function noLongerAvailable(collective: boolean): Conflict {
   return new Conflict(
-    collective ? 'the slot is no longer available: a host was just booked' : 'the slot is no longer available: every free host was just booked',
+    collective
+      ? 'the slot is no longer available: a host was just booked'
+      : 'the slot is no longer available: every free host was just booked',
   );
 }
 

@@ -47,7 +47,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
     throw new Conflict(`field "start_time": the booking already starts at ${start.toISOString()}`);
   }
   const type = await eventTypes.findVisible(deps.db, caller.organizationId, current.event_type_id);
-  if (!type) throw new Conflict('the booking\'s event type is no longer bookable');
+  if (!type) throw new Conflict("the booking's event type is no longer bookable");
 
   const end = new Date(start.getTime() + type.duration * 60_000);
   const newId = newBookingId();
@@ -62,7 +62,11 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
     const free = inHostOrder(slot.memberIds, slot.hosts);
     // A booking that can be rescheduled is routed: its hosts are the members it holds.
     const kept = free.filter((m) => current.host_ids.includes(m));
-    const others = candidateOrder(type.scheduling_type, free.filter((m) => !kept.includes(m)), slot.stats);
+    const others = candidateOrder(
+      type.scheduling_type,
+      free.filter((m) => !kept.includes(m)),
+      slot.stats,
+    );
     const candidates = candidatesOf(collective ? free : [...kept, ...others], slot.hosts);
     return transaction(deps.db, async (tx) => {
       const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
@@ -90,9 +94,14 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
       const taken = await holdMembers(tx, collective, candidates, request);
       const ordered = inHostOrder(taken, slot.hosts);
       const fresh = await bookings.applyStatusForEmail(tx, newId, { status: 'RESCHEDULED', assignedToId: ordered[0], hostIds: ordered });
-      const types: BookingEventType[] = sameMembers(ordered, released) ? ['BOOKING_RESCHEDULED'] : ['BOOKING_RESCHEDULED', 'ASSIGNMENT_CHANGED'];
+      const types: BookingEventType[] = sameMembers(ordered, released)
+        ? ['BOOKING_RESCHEDULED']
+        : ['BOOKING_RESCHEDULED', 'ASSIGNMENT_CHANGED'];
       const booking = bookingJson(fresh);
-      await recordEvents(tx, types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: now })));
+      await recordEvents(
+        tx,
+        types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: now })),
+      );
       await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled', booking: fresh });
       // the same calendar UID, moved (and moved to other hosts' calendars if the hosts changed)
       await enqueueCalendarWrites(tx, [newId]);

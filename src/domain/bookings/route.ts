@@ -61,10 +61,18 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     const rows = await bookings.assignRouted(tx, assignments);
     routed = rows;
     await emitEach(tx, rows, 'ASSIGNMENT_CHANGED', now);
-    await enqueueBookingEmails(tx, rows.map((row) => ({
-      bookingId: row.id, kind: row.status === 'PENDING_CONFIRMATION' ? 'confirmation_request' as const : 'scheduled' as const, booking: row,
-    })));
-    await enqueueCalendarWrites(tx, rows.map((row) => row.id));
+    await enqueueBookingEmails(
+      tx,
+      rows.map((row) => ({
+        bookingId: row.id,
+        kind: row.status === 'PENDING_CONFIRMATION' ? ('confirmation_request' as const) : ('scheduled' as const),
+        booking: row,
+      })),
+    );
+    await enqueueCalendarWrites(
+      tx,
+      rows.map((row) => row.id),
+    );
     return result;
   });
   // No free/busy invalidation: busy time is the holds, which the create already wrote (and
@@ -78,7 +86,13 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     bookingTransitions.inc({ to: row.status });
     bookingRouting.observe(seconds);
     deps.log.info(
-      { bookingId: row.id, status: row.status, assignedToId: row.assigned_to_id, hostIds: row.host_ids, routingMs: Math.round(seconds * 1000) },
+      {
+        bookingId: row.id,
+        status: row.status,
+        assignedToId: row.assigned_to_id,
+        hostIds: row.host_ids,
+        routingMs: Math.round(seconds * 1000),
+      },
       'booking routed',
     );
   }

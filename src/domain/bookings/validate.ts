@@ -31,7 +31,8 @@ export interface AttendeeInput {
 
 function checkName(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(`field "${field}" is required`, field);
-  if (value.length > LIMITS.nameLength) throw new ValidationError(`field "${field}" must be at most ${LIMITS.nameLength} characters`, field);
+  if (value.length > LIMITS.nameLength)
+    throw new ValidationError(`field "${field}" must be at most ${LIMITS.nameLength} characters`, field);
   return value.trim();
 }
 
@@ -84,7 +85,10 @@ export function validateAttendeePatch(patch: AttendeeInput): Partial<Attendee> {
  * Custom fields against the event type's definitions: unknown keys are dropped (api-spec),
  * required ones must be present and not blank, every value sent must fit its type.
  */
-export function validateCustomFields(defs: readonly FieldDefinition[], input: Record<string, unknown> | undefined): Record<string, unknown> {
+export function validateCustomFields(
+  defs: readonly FieldDefinition[],
+  input: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const values = input ?? {};
   const out: Record<string, unknown> = {};
   for (const def of defs) {

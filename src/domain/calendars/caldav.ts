@@ -66,13 +66,15 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 export function xmlText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'object') return xmlText((v as Record<string, unknown>)['#text']);
-  return String(v).replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (m, e: string) => {
-    if (e[0] === '#') {
-      const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    }
-    return ENTITIES[e] ?? m;
-  }).replace(/\0/g, '');
+  return String(v)
+    .replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (m, e: string) => {
+      if (e[0] === '#') {
+        const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+        return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+      }
+      return ENTITIES[e] ?? m;
+    })
+    .replace(/\0/g, '');
 }
 
 function statusOf(line: unknown): number {
@@ -81,7 +83,7 @@ function statusOf(line: unknown): number {
 }
 
 export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&${({ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' })[c]};`);
+  return s.replace(/[&<>"']/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`);
 }
 
 function describe(url: string): string {
@@ -110,7 +112,11 @@ export class CalDavClient {
    * each hop checked against the URL rules. Throws CalDavError for network failures, timeouts,
    * 401/403 and 5xx; other statuses are the caller's to judge.
    */
-  async send(method: string, url: string, opts: { headers?: Record<string, string>; body?: string } = {}): Promise<CalDavResponse & { url: string }> {
+  async send(
+    method: string,
+    url: string,
+    opts: { headers?: Record<string, string>; body?: string } = {},
+  ): Promise<CalDavResponse & { url: string }> {
     let target = url;
     for (let hop = 0; ; hop++) {
       const res = await this.once(method, target, opts);
@@ -131,7 +137,11 @@ export class CalDavClient {
     try {
       res = await request(url, {
         method: method as 'GET',
-        headers: { authorization: this.authorization, ...(opts.body !== undefined ? { 'content-type': 'application/xml; charset=utf-8' } : {}), ...opts.headers },
+        headers: {
+          authorization: this.authorization,
+          ...(opts.body !== undefined ? { 'content-type': 'application/xml; charset=utf-8' } : {}),
+          ...opts.headers,
+        },
         body: opts.body,
         signal,
         headersTimeout: this.timeoutMs,
@@ -150,7 +160,8 @@ export class CalDavClient {
       throw this.networkError(err, where, signal);
     }
     const status = res.statusCode;
-    if (status === 401 || status === 403) throw new CalDavError('auth', `${where}: HTTP ${status} (the server refused the credentials)`, status);
+    if (status === 401 || status === 403)
+      throw new CalDavError('auth', `${where}: HTTP ${status} (the server refused the credentials)`, status);
     if (status >= 500) throw new CalDavError('server', `${where}: HTTP ${status}`, status);
     return { status, headers: res.headers, text };
   }
@@ -169,7 +180,8 @@ export class CalDavClient {
     const body = `<?xml version="1.0" encoding="utf-8"?>
 <d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/"><d:prop>${props}</d:prop></d:propfind>`;
     const res = await this.send('PROPFIND', url, { headers: { depth: String(depth) }, body });
-    if (res.status !== 207) throw new CalDavError('server', `PROPFIND ${describe(res.url)}: expected 207 Multi-Status, got HTTP ${res.status}`, res.status);
+    if (res.status !== 207)
+      throw new CalDavError('server', `PROPFIND ${describe(res.url)}: expected 207 Multi-Status, got HTTP ${res.status}`, res.status);
     return { entries: parseMultistatus(res.text, res.url), url: res.url };
   }
 

@@ -47,7 +47,10 @@ export interface CalendarListQuery {
 export async function listCalendars(db: Db, organizationId: string, q: CalendarListQuery) {
   if (q.userId !== undefined) requireUuid(q.userId, 'userId', 'query parameter');
   const { total, calendars: page } = await calendars.list(db, { organizationId, ...q }, q.limit, q.offset);
-  return { calendars: page.map(calendarJson), pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + q.limit < total } };
+  return {
+    calendars: page.map(calendarJson),
+    pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + q.limit < total },
+  };
 }
 
 /** A user's calendars: 404 when the user is not an active member of the organization. */

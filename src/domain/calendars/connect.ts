@@ -29,13 +29,17 @@ export function passwordDigest(password: string, key: Buffer): string {
  * its first sync in the same transaction.
  */
 export async function saveConnection(tx: Tx, calendarId: string, c: ConnectionInput, key: Buffer, renew = false): Promise<boolean> {
-  const changed = await store.upsertConnection(tx, {
-    calendarId,
-    url: c.url,
-    username: c.username,
-    passwordEncrypted: encryptSecret(c.password, key),
-    passwordDigest: passwordDigest(c.password, key),
-  }, renew);
+  const changed = await store.upsertConnection(
+    tx,
+    {
+      calendarId,
+      url: c.url,
+      username: c.username,
+      passwordEncrypted: encryptSecret(c.password, key),
+      passwordDigest: passwordDigest(c.password, key),
+    },
+    renew,
+  );
   if (changed) await enqueueSync(tx, calendarId);
   return changed;
 }
@@ -97,7 +101,8 @@ export async function discoverCalendars(client: CalDavClient, raw: string): Prom
     const wk = await client.propfind(new URL('/.well-known/caldav', start).toString(), 0, '<d:current-user-principal/>');
     principal = wk.entries[0] ? hrefProp(wk.entries[0].props['current-user-principal'], wk.url) : null;
   }
-  if (!principal) throw new CalDavError('protocol', 'the server names no current-user-principal: give the URL of a calendar collection instead');
+  if (!principal)
+    throw new CalDavError('protocol', 'the server names no current-user-principal: give the URL of a calendar collection instead');
   checkCalendarUrl(principal, 'principal');
   const p = await client.propfind(principal, 0, '<c:calendar-home-set/>');
   const home = p.entries[0] ? hrefProp(p.entries[0].props['calendar-home-set'], p.url) : null;

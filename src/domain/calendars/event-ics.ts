@@ -25,7 +25,11 @@ export interface CalendarEventInput {
 
 /** TEXT value escaping (RFC 5545 §3.3.11). */
 function text(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+  return v
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** A parameter value, quoted when it holds ":", ";" or "," (RFC 5545 §3.2); quotes themselves cannot appear. */
@@ -35,7 +39,10 @@ function param(v: string): string {
 }
 
 function utc(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** Folds a content line at 75 octets without splitting a UTF-8 sequence (RFC 5545 §3.1). */
@@ -74,7 +81,9 @@ export function renderCalendarEvent(e: CalendarEventInput): string {
     `SUMMARY:${text(e.summary)}`,
     `DESCRIPTION:${text(e.description)}`,
     `ORGANIZER;CN=${param(e.organizer.name)};SCHEDULE-AGENT=CLIENT:${mailto(e.organizer.email)}`,
-    ...e.attendees.map((a) => `ATTENDEE;CN=${param(a.name)};ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;SCHEDULE-AGENT=CLIENT:${mailto(a.email)}`),
+    ...e.attendees.map(
+      (a) => `ATTENDEE;CN=${param(a.name)};ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;SCHEDULE-AGENT=CLIENT:${mailto(a.email)}`,
+    ),
     'TRANSP:OPAQUE',
     `X-BOOKING-ID:${text(e.bookingId)}`,
     'END:VEVENT',

@@ -12,11 +12,16 @@ const keyOf = (calendarId: string) => `calendar-sync:${calendarId}`;
  * with `keepPending` a pending sync keeps its time (the overdue sweep only fills gaps).
  */
 export async function enqueueSync(db: Db, calendarId: string, runAt?: Date, keepPending = false): Promise<void> {
-  await enqueue(db, SYNC_CALENDAR_TASK, { calendarId }, {
-    jobKey: keyOf(calendarId),
-    jobKeyMode: keepPending ? 'preserve_run_at' : 'replace',
-    runAt,
-    // a sync never throws for a failing server (it records ERROR); a crash is retried a little
-    maxAttempts: 3,
-  });
+  await enqueue(
+    db,
+    SYNC_CALENDAR_TASK,
+    { calendarId },
+    {
+      jobKey: keyOf(calendarId),
+      jobKeyMode: keepPending ? 'preserve_run_at' : 'replace',
+      runAt,
+      // a sync never throws for a failing server (it records ERROR); a crash is retried a little
+      maxAttempts: 3,
+    },
+  );
 }

@@ -81,7 +81,11 @@ async function readRemote(client: CalDavClient, cal: ClaimedCalendar, known: Map
     if (!known.has(e.href) || known.get(e.href) !== etag || etag === null) wanted.push({ href: e.href, etag });
   }
   const deleted = [...known.keys()].filter((h) => !seen.has(h));
-  const fetched = await multiget(client, cal.url, wanted.map((w) => w.href));
+  const fetched = await multiget(
+    client,
+    cal.url,
+    wanted.map((w) => w.href),
+  );
   return { changed: fetched.found, deleted: [...deleted, ...fetched.missing], syncToken: null, ctag };
 }
 
@@ -100,8 +104,9 @@ async function syncCollection(
   token: string,
   known: Map<string, string | null>,
 ): Promise<(Remote & { seen: Set<string> }) | null> {
-  const body = `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${escapeXml(token)}</d:sync-token><d:sync-level>1</d:sync-level>`
-    + '<d:prop><d:getetag/></d:prop></d:sync-collection>';
+  const body =
+    `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${escapeXml(token)}</d:sync-token><d:sync-level>1</d:sync-level>` +
+    '<d:prop><d:getetag/></d:prop></d:sync-collection>';
   let res;
   try {
     res = await client.report(url, 0, body);
@@ -141,10 +146,13 @@ async function multiget(client: CalDavClient, url: string, hrefs: readonly strin
   const missing: string[] = [];
   for (let i = 0; i < hrefs.length; i += MULTIGET_BATCH) {
     const part = hrefs.slice(i, i + MULTIGET_BATCH);
-    const body = '<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>'
-      + part.map((h) => `<d:href>${escapeXml(new URL(h).pathname)}</d:href>`).join('') + '</c:calendar-multiget>';
+    const body =
+      '<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>' +
+      part.map((h) => `<d:href>${escapeXml(new URL(h).pathname)}</d:href>`).join('') +
+      '</c:calendar-multiget>';
     const res = await client.report(url, 1, body);
-    if (res.status !== 207) throw new CalDavError('server', `calendar-multiget: expected 207 Multi-Status, got HTTP ${res.status}`, res.status);
+    if (res.status !== 207)
+      throw new CalDavError('server', `calendar-multiget: expected 207 Multi-Status, got HTTP ${res.status}`, res.status);
     const got = new Set<string>();
     for (const e of parseMultistatus(res.text, res.url)) {
       if (e.status !== 200 || e.props['calendar-data'] === undefined) continue;
@@ -164,7 +172,13 @@ function parse(href: string, data: string, window: { start: Date; end: Date }, z
     // the whole resource is unreadable: it counts as one skipped event, the rest of the calendar still counts
     return { href, events: 0, skipped: 1, starts: [] as Date[], ends: [] as Date[] };
   }
-  return { href, events: result.events, skipped: result.skipped, starts: result.blocks.map((b) => b.start), ends: result.blocks.map((b) => b.end) };
+  return {
+    href,
+    events: result.events,
+    skipped: result.skipped,
+    starts: result.blocks.map((b) => b.start),
+    ends: result.blocks.map((b) => b.end),
+  };
 }
 
 /** The reason a sync failed, as the calendar's syncError shows it (never a credential). */
@@ -186,18 +200,34 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
   const lease = randomBytes(12).toString('base64url');
   const cal = await transaction(deps.db, (tx) => store.claimSync(tx, calendarId, lease, LEASE_SECONDS));
   const outcome = (status: SyncOutcome['status'], error: string | null, extra: Partial<SyncOutcome> = {}): SyncOutcome => ({
-    calendarId, status, error, events: 0, skipped: 0, busyBlocks: 0, requests: 0, durationMs: Date.now() - began, changed: false, ...extra,
+    calendarId,
+    status,
+    error,
+    events: 0,
+    skipped: 0,
+    busyBlocks: 0,
+    requests: 0,
+    durationMs: Date.now() - began,
+    changed: false,
+    ...extra,
   });
   if (!cal) return outcome('SKIPPED', 'not connected, already syncing, or waiting for new credentials');
   let client: CalDavClient | undefined;
   try {
-    client = new CalDavClient({ username: cal.username, password: decryptSecret(cal.password_encrypted, deps.config.webhookSecretKey) }, {
-      timeoutMs: deps.config.calendarRequestTimeoutMs,
-    });
+    client = new CalDavClient(
+      { username: cal.username, password: decryptSecret(cal.password_encrypted, deps.config.webhookSecretKey) },
+      {
+        timeoutMs: deps.config.calendarRequestTimeoutMs,
+      },
+    );
     const window = syncWindow(deps.now(), deps.config.calendarSyncHorizonDays);
     const known = new Map((await store.resourceEtags(deps.db, calendarId)).map((r) => [r.href, r.etag]));
     const remote = await readRemote(client, cal, known);
-    const changed: ParsedResource[] = remote.changed.map((r) => ({ ...parse(r.href, r.data, window, cal.member_timezone), etag: r.etag, data: r.data }));
+    const changed: ParsedResource[] = remote.changed.map((r) => ({
+      ...parse(r.href, r.data, window, cal.member_timezone),
+      etag: r.etag,
+      data: r.data,
+    }));
     const sameWindow = cal.window_start?.getTime() === window.start.getTime() && cal.window_end?.getTime() === window.end.getTime();
     const result = await transaction(deps.db, async (tx) => {
       if (!(await store.holdsLease(tx, calendarId, lease))) return null;
@@ -206,12 +236,27 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
       let added = replaced.added;
       if (!sameWindow) {
         // a new day moved the window: the resources kept are expanded again from their stored text
-        const kept = await store.resourceTexts(tx, calendarId, changed.map((r) => r.href));
-        const again = await store.reexpand(tx, calendarId, cal.user_id, kept.map((r) => parse(r.href, r.data, window, cal.member_timezone)));
+        const kept = await store.resourceTexts(
+          tx,
+          calendarId,
+          changed.map((r) => r.href),
+        );
+        const again = await store.reexpand(
+          tx,
+          calendarId,
+          cal.user_id,
+          kept.map((r) => parse(r.href, r.data, window, cal.member_timezone)),
+        );
         removed += again.removed;
         added += again.added;
       }
-      const totals = await store.finishSync(tx, calendarId, { syncToken: remote.syncToken, ctag: remote.ctag, windowStart: window.start, windowEnd: window.end, at: deps.now() });
+      const totals = await store.finishSync(tx, calendarId, {
+        syncToken: remote.syncToken,
+        ctag: remote.ctag,
+        windowStart: window.start,
+        windowEnd: window.end,
+        at: deps.now(),
+      });
       const busyChanged = removed > 0 || added > 0;
       if (busyChanged) await announceBusyChange(tx, [cal.user_id]);
       return { totals, busyChanged };
@@ -219,7 +264,11 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
     if (!result) return outcome('SKIPPED', 'the sync lost its claim on the calendar', { requests: client.requests });
     if (result.busyChanged) await deps.freebusyCache.invalidate([cal.user_id]);
     return outcome('SUCCESS', null, {
-      events: result.totals.events, skipped: result.totals.skipped, busyBlocks: result.totals.blocks, requests: client.requests, changed: result.busyChanged,
+      events: result.totals.events,
+      skipped: result.totals.skipped,
+      busyBlocks: result.totals.blocks,
+      requests: client.requests,
+      changed: result.busyChanged,
     });
   } catch (err) {
     const { status, reason } = reasonOf(err);

@@ -5,7 +5,10 @@ export const MAX_CALENDAR_URL_LENGTH = 2048;
 
 /** 127.0.0.0/8, ::1 (and ::ffff:127.x) or a localhost name: where plain http is allowed. */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (!ipaddr.isValid(host)) return false;
   let parsed = ipaddr.parse(host);

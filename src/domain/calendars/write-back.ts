@@ -66,7 +66,9 @@ function eventText(m: MeetingState, hostIndex: number, uid: string, sequence: nu
       m.event_type_description ?? '',
       `Attendee: ${m.attendee.name} <${m.attendee.email}>`,
       `Booking: ${m.id}`,
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
     organizer: { name: host.name, email: host.email },
     attendees: [{ name: m.attendee.name, email: m.attendee.email }, ...others.map((o) => ({ name: o.name, email: o.email }))],
   });
@@ -88,12 +90,14 @@ async function put(client: CalDavClient, href: string, body: string, etag: strin
     const res = await client.send('PUT', href, { headers: { 'content-type': 'text/calendar; charset=utf-8', ...condition }, body });
     if (res.status >= 200 && res.status < 300) {
       const tag = res.headers.etag;
-      return typeof tag === 'string' ? tag : (await current(client, href))?.etag ?? null;
+      return typeof tag === 'string' ? tag : ((await current(client, href))?.etag ?? null);
     }
-    if (res.status !== 412 && res.status !== 404) throw new CalDavError('server', `PUT ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
+    if (res.status !== 412 && res.status !== 404)
+      throw new CalDavError('server', `PUT ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
     // a retry after a write that landed but was not recorded, or an edit in the host's calendar
     const now = await current(client, href);
-    if (now && !now.ours) throw new CalDavError('server', `PUT ${new URL(href).pathname}: an event that is not the service's holds this name`);
+    if (now && !now.ours)
+      throw new CalDavError('server', `PUT ${new URL(href).pathname}: an event that is not the service's holds this name`);
     condition = now?.etag ? { 'if-match': now.etag } : { 'if-none-match': '*' };
   }
   throw new CalDavError('server', `PUT ${new URL(href).pathname}: the event kept changing while it was written`);
@@ -131,7 +135,12 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
   if (!meeting || meeting.status === 'DRAFT') return;
   const uid = calendarUid(rootId);
   const shown = SHOWN.has(meeting.status) && meeting.mode === 'live';
-  const targets = shown ? await writes.primaryCalendars(deps.db, meeting.hosts.map((h) => h.id)) : [];
+  const targets = shown
+    ? await writes.primaryCalendars(
+        deps.db,
+        meeting.hosts.map((h) => h.id),
+      )
+    : [];
   const existing = new Map((await writes.writesOf(deps.db, rootId)).map((w) => [w.calendar_id, w]));
   const failures: { calendarId: string; message: string }[] = [];
   const key = deps.config.webhookSecretKey;

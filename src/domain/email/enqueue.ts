@@ -36,7 +36,9 @@ export function calendarUid(rootBookingId: string): string {
 /** The assigned member first, each host once. */
 function hostsOf(booking: BookingForEmail): Person[] {
   const seen = new Set<string>();
-  return booking.hosts.filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => ({ name: m.name, email: m.email, timezone: m.timezone }));
+  return booking.hosts
+    .filter((m) => !seen.has(m.id) && seen.add(m.id))
+    .map((m) => ({ name: m.name, email: m.email, timezone: m.timezone }));
 }
 
 interface LoadedContext extends EmailContext {
@@ -96,8 +98,14 @@ async function resolveSequences(tx: Tx, drafts: readonly Draft[]): Promise<(numb
   }
   const requests = drafts.filter((d) => d.planned.some((e) => e.ics === 'REQUEST'));
   const cancels = drafts.filter((d) => !requests.includes(d) && d.planned.some((e) => e.ics === 'CANCEL'));
-  const started = await outbox.nextSequences(tx, requests.map((d) => ({ organizationId: d.ctx.organizationId, uid: d.uid })));
-  const updated = await outbox.nextSequencesIfSent(tx, cancels.map((d) => d.uid));
+  const started = await outbox.nextSequences(
+    tx,
+    requests.map((d) => ({ organizationId: d.ctx.organizationId, uid: d.uid })),
+  );
+  const updated = await outbox.nextSequencesIfSent(
+    tx,
+    cancels.map((d) => d.uid),
+  );
   return drafts.map((d) => started.get(d.uid) ?? updated.get(d.uid));
 }
 
@@ -119,7 +127,14 @@ function render(draft: Draft, sequence: number | undefined): NewEmail[] {
     // while the hosts decide, the other hosts of a collective meeting have not accepted yet
     const coHosts = e.meeting.hosts.slice(1).map((h) => (tentative ? { ...h, accepted: false } : h));
     const attendees = e.template === 'removed' ? [e.to] : [ctx.attendee, ...coHosts];
-    const key = JSON.stringify([e.ics, tentative, e.meeting.start, e.meeting.end, e.meeting.hosts[0]?.email, attendees.map((a) => a.email)]);
+    const key = JSON.stringify([
+      e.ics,
+      tentative,
+      e.meeting.start,
+      e.meeting.end,
+      e.meeting.hosts[0]?.email,
+      attendees.map((a) => a.email),
+    ]);
     let text = icsCache.get(key);
     if (text === undefined) {
       text = renderIcs({

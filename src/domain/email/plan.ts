@@ -73,7 +73,13 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
       return toAll('scheduled', 'REQUEST');
     case 'confirmation_request':
       return [
-        ...meeting.hosts.map((h) => ({ role: 'host' as const, to: h, template: 'confirmation_request' as const, ics: 'REQUEST' as const, meeting })),
+        ...meeting.hosts.map((h) => ({
+          role: 'host' as const,
+          to: h,
+          template: 'confirmation_request' as const,
+          ics: 'REQUEST' as const,
+          meeting,
+        })),
         { role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting },
       ];
     case 'cancelled':
@@ -86,13 +92,20 @@ export function planEmails(ctx: EmailContext): PlannedEmail[] {
       const isNew = (h: Person) => previous !== undefined && !previous.hosts.some((old) => sameAddress(old.email, h.email));
       return [
         ...toAll('rescheduled', 'REQUEST').map((e) => (e.role === 'host' && isNew(e.to) ? { ...e, template: 'scheduled' as const } : e)),
-        ...replaced.map((h) => ({ role: 'host' as const, to: h, template: 'removed' as const, ics: 'CANCEL' as const, meeting: previous! })),
+        ...replaced.map((h) => ({
+          role: 'host' as const,
+          to: h,
+          template: 'removed' as const,
+          ics: 'CANCEL' as const,
+          meeting: previous!,
+        })),
       ];
     }
     case 'email_changed': {
       // A DRAFT's confirmation is still to come from routing, to whatever address it holds then;
       // a closed booking has nothing left to confirm.
-      if (ctx.status === 'PENDING_CONFIRMATION') return [{ role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting }];
+      if (ctx.status === 'PENDING_CONFIRMATION')
+        return [{ role: 'attendee', to: attendee, template: 'request_received', ics: null, meeting }];
       if (!['SCHEDULED', 'RESCHEDULED'].includes(ctx.status)) return [];
       const fresh: PlannedEmail = { role: 'attendee', to: attendee, template: 'email_changed', ics: 'REQUEST', meeting };
       if (!ctx.previousEmail || sameAddress(ctx.previousEmail, attendee.email)) return [fresh];

@@ -13,7 +13,14 @@ function formatterFor(zone: string): Intl.DateTimeFormat | null {
   if (f === undefined) {
     try {
       f = new Intl.DateTimeFormat('en-GB', {
-        timeZone: zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+        timeZone: zone,
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
       });
     } catch {
       f = null; // RangeError: not an IANA zone
@@ -76,7 +83,8 @@ export function renderEmail(ctx: EmailContext, email: PlannedEmail): RenderedTex
       subject = toHost ? `New booking: ${type} with ${ctx.attendee.name}` : `Confirmed: ${type} with ${hosts}`;
       body = [`Your ${type} with ${other} is confirmed.`, '', `When: ${when}`];
       if (toHost) body.push(`Attendee: ${ctx.attendee.name} <${ctx.attendee.email}>`);
-      if (email.template === 'email_changed') body.push('', 'You receive this confirmation because the booking now uses this email address.');
+      if (email.template === 'email_changed')
+        body.push('', 'You receive this confirmation because the booking now uses this email address.');
       break;
     case 'confirmation_request':
       subject = `Please confirm: ${type} with ${ctx.attendee.name}`;

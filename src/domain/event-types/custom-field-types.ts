@@ -45,7 +45,9 @@ export function customFieldProblem(field: FieldDefinition, value: unknown): stri
     case 'SELECT':
       return typeof value === 'string' && options.includes(value) ? null : `must be one of: ${options.join(', ')}`;
     case 'MULTISELECT':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string' && options.includes(v)) && new Set(value).size === value.length
+      return Array.isArray(value) &&
+        value.every((v) => typeof v === 'string' && options.includes(v)) &&
+        new Set(value).size === value.length
         ? null
         : `must be a list of distinct values from: ${options.join(', ')}`;
     case 'EMAIL':

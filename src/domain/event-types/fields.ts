@@ -12,16 +12,48 @@ import { customFieldJson } from './present.ts';
  * (src/domain/bookings/validate.ts and custom-field-types.ts enforce them).
  */
 const STANDARD_FIELDS = [
-  { key: 'requested_time', label: 'Start time', type: 'DATETIME', required: true, format: 'date-time',
-    validation: 'ISO 8601 date-time; must be a slot start listed by GET /availability for this event type' },
-  { key: 'attendee.name', label: 'Name', type: 'TEXT', required: true, max_length: 200, validation: 'non-blank string, at most 200 characters' },
-  { key: 'attendee.email', label: 'Email', type: 'EMAIL', required: true, max_length: 254, format: 'email', validation: 'email address, at most 254 characters' },
+  {
+    key: 'requested_time',
+    label: 'Start time',
+    type: 'DATETIME',
+    required: true,
+    format: 'date-time',
+    validation: 'ISO 8601 date-time; must be a slot start listed by GET /availability for this event type',
+  },
+  {
+    key: 'attendee.name',
+    label: 'Name',
+    type: 'TEXT',
+    required: true,
+    max_length: 200,
+    validation: 'non-blank string, at most 200 characters',
+  },
+  {
+    key: 'attendee.email',
+    label: 'Email',
+    type: 'EMAIL',
+    required: true,
+    max_length: 254,
+    format: 'email',
+    validation: 'email address, at most 254 characters',
+  },
   { key: 'attendee.phone', label: 'Phone', type: 'PHONE', required: false, pattern: PHONE_PATTERN, validation: PHONE_RULE },
   { key: 'attendee.timezone', label: 'Time zone', type: 'TIMEZONE', required: false, validation: 'IANA time zone such as "Europe/Berlin"' },
-  { key: 'assign_to', label: 'Team member', type: 'MEMBER', required: false, format: 'uuid',
-    validation: 'id of a host of this event type who is free at requested_time' },
-  { key: 'metadata', label: 'Metadata', type: 'OBJECT', required: false,
-    validation: 'object of any JSON values: at most 50 top-level keys of 1 to 40 characters, at most 16 KB as JSON' },
+  {
+    key: 'assign_to',
+    label: 'Team member',
+    type: 'MEMBER',
+    required: false,
+    format: 'uuid',
+    validation: 'id of a host of this event type who is free at requested_time',
+  },
+  {
+    key: 'metadata',
+    label: 'Metadata',
+    type: 'OBJECT',
+    required: false,
+    validation: 'object of any JSON values: at most 50 top-level keys of 1 to 40 characters, at most 16 KB as JSON',
+  },
 ];
 
 const MAX_LENGTH: Partial<Record<CustomFieldType, number>> = { TEXT: 500, TEXTAREA: 5000 };

@@ -28,7 +28,10 @@ export async function checkPeople(db: Db, organizationId: string, v: EventTypeVa
     const ok = new Set(found.filter((m) => m.team_id === v.team_id).map((m) => m.id));
     const bad = v.host_ids.findIndex((id) => !ok.has(id));
     if (bad >= 0) {
-      throw new ValidationError(`field "host_ids[${bad}]": "${v.host_ids[bad]}" is not an active member of team "${v.team_id}"`, `host_ids[${bad}]`);
+      throw new ValidationError(
+        `field "host_ids[${bad}]": "${v.host_ids[bad]}" is not an active member of team "${v.team_id}"`,
+        `host_ids[${bad}]`,
+      );
     }
   }
   if (v.is_personal && v.owner_id === null) throw new ValidationError('field "owner_id" is required when is_personal is true', 'owner_id');

@@ -56,7 +56,8 @@ export async function createEventType(pool: Pool, organizationId: string, input:
 
 function merge(current: EventTypeRow, patch: UpdateInput): EventTypeValues {
   const has = (k: keyof UpdateInput) => Object.hasOwn(patch, k) && patch[k] !== undefined;
-  const pick = <K extends keyof EventTypeValues>(k: K): EventTypeValues[K] => (has(k as keyof UpdateInput) ? (patch as EventTypeValues)[k] : current[k]);
+  const pick = <K extends keyof EventTypeValues>(k: K): EventTypeValues[K] =>
+    has(k as keyof UpdateInput) ? (patch as EventTypeValues)[k] : current[k];
   const duration = pick('duration');
   // An interval that was left at its default follows a new duration; one chosen on purpose stays.
   const intervalFollows = !has('slot_interval') && current.slot_interval === current.duration;
@@ -97,7 +98,9 @@ export async function updateEventType(pool: Pool, organizationId: string, id: st
       if (durationChanged || disabling) {
         const counts = await eventTypes.activeBookings(tx, id, now);
         if (durationChanged && counts.future > 0) {
-          warnings.push(`${counts.future} future booking(s) keep their original duration; the new duration of ${next.duration} minutes applies to new bookings only`);
+          warnings.push(
+            `${counts.future} future booking(s) keep their original duration; the new duration of ${next.duration} minutes applies to new bookings only`,
+          );
         }
         if (disabling && counts.active > 0) {
           warnings.push(`the event type is disabled but ${counts.active} active booking(s) remain scheduled and are unaffected`);
@@ -105,7 +108,10 @@ export async function updateEventType(pool: Pool, organizationId: string, id: st
       }
       const row = await eventTypes.update(tx, id, next);
       if (fields) await eventTypes.replaceCustomFields(tx, id, fields);
-      return { event_type: eventTypeDetailJson(row, await eventTypes.customFields(tx, id)), warning: warnings.length ? warnings.join('; ') : null };
+      return {
+        event_type: eventTypeDetailJson(row, await eventTypes.customFields(tx, id)),
+        warning: warnings.length ? warnings.join('; ') : null,
+      };
     }),
   );
 }

@@ -21,7 +21,9 @@ function canonical(value: unknown): string {
 
 /** The fingerprint of a request: the same key may only be replayed with the same request. */
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 export function validateKey(key: string): void {

@@ -13,7 +13,8 @@ export interface KeyedRequest {
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const field = (body: unknown, name: string) => (body && typeof body === 'object' ? text((body as Record<string, unknown>)[name]) : undefined);
+const field = (body: unknown, name: string) =>
+  body && typeof body === 'object' ? text((body as Record<string, unknown>)[name]) : undefined;
 
 /**
  * The team an Idempotency-Key is scoped to (api-spec Limits: "scoped per team"): the one the

@@ -26,7 +26,15 @@ function parseDate(raw: string | undefined, now: Date): number {
 }
 
 function firstOpen(host: HostInput, from: number, to: number, duration: number, now: Date): number | undefined {
-  const rules = { duration, slotInterval: Math.min(duration, STEP_MINUTES), bufferBefore: 0, bufferAfter: 0, from, to, earliest: now.getTime() };
+  const rules = {
+    duration,
+    slotInterval: Math.min(duration, STEP_MINUTES),
+    bufferBefore: 0,
+    bufferAfter: 0,
+    from,
+    to,
+    earliest: now.getTime(),
+  };
   return hostSlotStarts(host, rules)[0];
 }
 
@@ -59,7 +67,13 @@ export async function availableMembers(
   if (unavailable.length) {
     const from = Math.min(...unavailable.map((r) => r.day.to));
     const to = Math.max(...unavailable.map((r) => r.day.to)) + NEXT_SLOT_HORIZON_DAYS * DAY_MS;
-    const later = await hostInputs(db, unavailable.map((r) => list.find((m) => m.id === r.host.id)!) as TeamMember[], auth.mode, new Date(from), new Date(to));
+    const later = await hostInputs(
+      db,
+      unavailable.map((r) => list.find((m) => m.id === r.host.id)!) as TeamMember[],
+      auth.mode,
+      new Date(from),
+      new Date(to),
+    );
     for (const [i, host] of later.entries()) {
       const start = unavailable[i].day.to;
       const found = firstOpen(host, start, start + NEXT_SLOT_HORIZON_DAYS * DAY_MS, q.duration, now);

@@ -20,7 +20,10 @@ export interface MemberListQuery {
 /** `skills=a,b`: members holding every listed skill. */
 export function parseSkills(raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
-  const skills = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const skills = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (skills.length === 0) throw new ValidationError('query parameter "skills" must name at least one skill (comma-separated)', 'skills');
   if (skills.length > MAX_SKILLS) throw new ValidationError(`query parameter "skills" may name at most ${MAX_SKILLS} skills`, 'skills');
   return skills;

@@ -60,7 +60,10 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
           if (await saveConnection(tx, cal.id, cal.connection, opts.secretKey)) n += 1;
         }
       }
-      n += await dropConnections(tx, org.calendars.filter((c) => !c.connection).map((c) => c.id));
+      n += await dropConnections(
+        tx,
+        org.calendars.filter((c) => !c.connection).map((c) => c.id),
+      );
       for (const k of org.api_keys) {
         const parsed = parseKey(k.key)!;
         const outcome = await upsertKey(tx, {

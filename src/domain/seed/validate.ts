@@ -242,10 +242,19 @@ function eventType(raw: unknown, p: string, teams: Set<string>, members: Map<str
     if (keys.has(key)) fail(`${fp}.key`, `duplicate custom field key "${key}"`);
     keys.add(key);
     const type = oneOf(o.type, `${fp}.type`, [...CUSTOM_FIELD_TYPES]);
-    const options = o.options === undefined || o.options === null ? null : arr(o.options, `${fp}.options`).map((x, j) => reqStr(x, `${fp}.options[${j}]`, L.customFieldOptionLength));
+    const options =
+      o.options === undefined || o.options === null
+        ? null
+        : arr(o.options, `${fp}.options`).map((x, j) => reqStr(x, `${fp}.options[${j}]`, L.customFieldOptionLength));
     if (options && options.length > L.customFieldOptions) fail(`${fp}.options`, `at most ${L.customFieldOptions}`);
     if ((type === 'SELECT' || type === 'MULTISELECT') && (!options || options.length === 0)) fail(`${fp}.options`, `required for ${type}`);
-    return { key, label: reqStr(o.label, `${fp}.label`, L.customFieldLabelLength), type, required: bool(o.required, `${fp}.required`, false), options };
+    return {
+      key,
+      label: reqStr(o.label, `${fp}.label`, L.customFieldLabelLength),
+      type,
+      required: bool(o.required, `${fp}.required`, false),
+      options,
+    };
   });
   if (fields.length > L.customFields) fail(`${p}.custom_fields`, `at most ${L.customFields}`);
   if (hostIds && hostIds.length > L.hosts) fail(`${p}.host_ids`, `at most ${L.hosts}`);
@@ -261,7 +270,13 @@ function eventType(raw: unknown, p: string, teams: Set<string>, members: Map<str
     slot_interval: int(e.slot_interval, `${p}.slot_interval`, L.slot_interval.minimum, L.slot_interval.maximum, duration),
     buffer_before: int(e.buffer_before, `${p}.buffer_before`, L.buffer_before.minimum, L.buffer_before.maximum, 0),
     buffer_after: int(e.buffer_after, `${p}.buffer_after`, L.buffer_after.minimum, L.buffer_after.maximum, 0),
-    minimum_booking_notice: int(e.minimum_booking_notice, `${p}.minimum_booking_notice`, L.minimum_booking_notice.minimum, L.minimum_booking_notice.maximum, 0),
+    minimum_booking_notice: int(
+      e.minimum_booking_notice,
+      `${p}.minimum_booking_notice`,
+      L.minimum_booking_notice.minimum,
+      L.minimum_booking_notice.maximum,
+      0,
+    ),
     scheduling_type: oneOf(e.scheduling_type, `${p}.scheduling_type`, SCHEDULING) as SeedEventType['scheduling_type'],
     requires_confirmation: bool(e.requires_confirmation, `${p}.requires_confirmation`, false),
     is_active: bool(e.is_active, `${p}.is_active`, true),
@@ -319,7 +334,8 @@ function connection(raw: unknown, p: string, provider: string): SeedCalendar['co
   }
   for (const key of Object.keys(c)) if (!['url', 'username', 'password'].includes(key)) fail(`${p}.${key}`, 'unknown field');
   // the password is never echoed, even in an error
-  if (typeof c.password !== 'string' || c.password.length === 0 || c.password.length > 1000) fail(`${p}.password`, 'expected a non-empty string');
+  if (typeof c.password !== 'string' || c.password.length === 0 || c.password.length > 1000)
+    fail(`${p}.password`, 'expected a non-empty string');
   return { url, username: reqStr(c.username, `${p}.username`, 500), password: c.password };
 }
 

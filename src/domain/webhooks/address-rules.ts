@@ -18,7 +18,8 @@ export function refusedAddressReason(address: string): string | null {
     if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
     // ::/96 other than :: and ::1: the deprecated IPv4-compatible form (::127.0.0.1), which
     // ipaddr.js calls unicast; no public endpoint is reached that way.
-    else if (v6.parts.slice(0, 6).every((p) => p === 0) && (v6.parts[6] !== 0 || v6.parts[7]! > 1)) return 'is an IPv4-compatible IPv6 address (deprecated)';
+    else if (v6.parts.slice(0, 6).every((p) => p === 0) && (v6.parts[6] !== 0 || v6.parts[7]! > 1))
+      return 'is an IPv4-compatible IPv6 address (deprecated)';
   }
   const range = parsed.range();
   return range === 'unicast' ? null : `is a ${range} address`;

@@ -18,7 +18,8 @@ import { sign } from './signature.ts';
 
 /** Failed attempts in a row (across events) that disable a webhook. */
 export const AUTO_DISABLE_AFTER = 10;
-export const INTERRUPTED_ERROR = 'interrupted: the worker stopped during this attempt, so its outcome is unknown; the attempt is made again';
+export const INTERRUPTED_ERROR =
+  'interrupted: the worker stopped during this attempt, so its outcome is unknown; the attempt is made again';
 
 export interface DeliverDeps {
   db: Pool;
@@ -46,15 +47,21 @@ export const openingSlot = limit(8);
  * dies mid-attempt leaves a trace the sweeper (sweep.ts) finds and acts on.
  */
 async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<OpenedAttempt | null> {
-  const opened = await openingSlot(() => deliveries.openAttempt(deps.db, {
-    messageId: p.messageId, position: p.position, deliveryId: newDeliveryId(), interruptedError: INTERRUPTED_ERROR,
-  }));
+  const opened = await openingSlot(() =>
+    deliveries.openAttempt(deps.db, {
+      messageId: p.messageId,
+      position: p.position,
+      deliveryId: newDeliveryId(),
+      interruptedError: INTERRUPTED_ERROR,
+    }),
+  );
   if (!opened) return null;
   const { message, target, deliveryId } = opened;
   if (deliveryId) return { message, target, deliveryId };
   // Not opened: either a stale job (the message moved on), or a disabled webhook,
   // whose pending retries stop (a test event is the exception: see test-event.ts).
-  if (message.status === 'pending' && message.next_position === p.position) await deliveries.abandonMessage(deps.db, message.id, p.position);
+  if (message.status === 'pending' && message.next_position === p.position)
+    await deliveries.abandonMessage(deps.db, message.id, p.position);
   return null;
 }
 
@@ -64,9 +71,14 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
   const key = deliveryJobKey(message.id);
   await transaction(deps.db, async (tx) => {
     const current = await deliveries.lockMessage(tx, message.id);
-    const finish = (next: Date | null) => deliveries.finishAttempt(tx, deliveryId, {
-      status: 'failed', response_status: outcome.responseStatus, duration_ms: outcome.durationMs, error: outcome.error, next_attempt_at: next,
-    });
+    const finish = (next: Date | null) =>
+      deliveries.finishAttempt(tx, deliveryId, {
+        status: 'failed',
+        response_status: outcome.responseStatus,
+        duration_ms: outcome.durationMs,
+        error: outcome.error,
+        next_attempt_at: next,
+      });
     // Overtaken by the sweeper (this worker stalled past its limit): record what happened, decide nothing.
     if (!current || current.status !== 'pending' || current.next_position !== p.position) {
       await finish(null);
@@ -79,7 +91,12 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
     await finish(next);
     if (next) {
       await deliveries.updateMessage(tx, message.id, 'pending', p.position + 1);
-      await enqueue(tx, 'deliver-webhook', { messageId: message.id, position: p.position + 1 }, { jobKey: key, runAt: next, maxAttempts: 25 });
+      await enqueue(
+        tx,
+        'deliver-webhook',
+        { messageId: message.id, position: p.position + 1 },
+        { jobKey: key, runAt: next, maxAttempts: 25 },
+      );
     } else {
       await deliveries.updateMessage(tx, message.id, 'failed', p.position);
     }
@@ -119,8 +136,12 @@ export async function sendOpenedAttempt(deps: DeliverDeps, position: number, sta
   observeAttempt(deps.log, started, position, outcome);
   if (!outcome.ok) return closeFailedAttempt(deps, p, started, outcome);
   await recordSuccess(deps.db, {
-    deliveryId: started.deliveryId, messageId: message.id, position, webhookId: target.id,
-    responseStatus: outcome.responseStatus ?? 200, durationMs: outcome.durationMs,
+    deliveryId: started.deliveryId,
+    messageId: message.id,
+    position,
+    webhookId: target.id,
+    responseStatus: outcome.responseStatus ?? 200,
+    durationMs: outcome.durationMs,
   });
 }
 
@@ -130,8 +151,15 @@ function observeAttempt(log: Logger, { message, target, deliveryId }: OpenedAtte
   webhookAttempts.inc(label);
   webhookAttemptDuration.observe(label, outcome.durationMs / 1000);
   const fields = {
-    webhookId: target.id, messageId: message.id, eventId: message.event_id, eventType: message.event_type, deliveryId, attempt,
-    responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error }),
+    webhookId: target.id,
+    messageId: message.id,
+    eventId: message.event_id,
+    eventType: message.event_type,
+    deliveryId,
+    attempt,
+    responseStatus: outcome.responseStatus,
+    durationMs: outcome.durationMs,
+    ...(outcome.ok ? {} : { error: outcome.error }),
   };
   if (outcome.ok) log.info(fields, 'webhook attempt succeeded');
   else log.warn(fields, 'webhook attempt failed');

@@ -9,7 +9,13 @@ import type { WebhookMessageRow } from '../../db/schema.ts';
 
 /** The delivery body: the outbox event as this subscription receives it. */
 export function messageBody(event: { type: string; timestamp: string; data: unknown }, webhookId: string, test = false): string {
-  return JSON.stringify({ event: event.type, timestamp: event.timestamp, webhook_id: webhookId, ...(test ? { test: true } : {}), data: event.data });
+  return JSON.stringify({
+    event: event.type,
+    timestamp: event.timestamp,
+    webhook_id: webhookId,
+    ...(test ? { test: true } : {}),
+    data: event.data,
+  });
 }
 
 /** Queues the first attempt of each new message; its job key is the message's for its whole life. */

@@ -14,4 +14,3 @@ export function parseEventList(events: readonly string[]): BookingEventType[] {
   });
   return EVENT_TYPES.filter((t) => events.includes(t));
 }
-

@@ -51,7 +51,9 @@ function checkedLookup(allowPrivate: boolean, dnsServers: readonly string[] | un
       (addresses) => {
         const refused = allowPrivate ? undefined : addresses.find((a) => refusedAddressReason(a) !== null);
         if (addresses.length === 0 || refused) {
-          const err: NodeJS.ErrnoException = new Error(refused ? `${hostname} resolves to ${refused}, which ${refusedAddressReason(refused)}` : `${hostname} does not resolve`);
+          const err: NodeJS.ErrnoException = new Error(
+            refused ? `${hostname} resolves to ${refused}, which ${refusedAddressReason(refused)}` : `${hostname} does not resolve`,
+          );
           err.code = 'EWEBHOOKTARGET';
           callback(err, '');
           return;
@@ -85,7 +87,9 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     : undefined;
   const agent = new Agent({
     connect: {
-      lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs), timeout: timeoutMs, ...(secureContext ? { secureContext } : {}),
+      lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs),
+      timeout: timeoutMs,
+      ...(secureContext ? { secureContext } : {}),
     } as Agent.Options['connect'],
     keepAliveTimeout: 10_000,
     connections: 64,
@@ -114,7 +118,11 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       // The stored URL passed these rules when saved; they are checked again at every attempt
       // (decisions.md §5) because the resolution may differ now, even when a kept-alive
       // connection is reused. A new connection only goes to addresses checkedLookup checked.
-      const url = await checkWebhookUrl(req.url, { allowPrivate: opts.allowPrivate, dnsServers: opts.dnsServers, dnsDeadlineMs: timeoutMs });
+      const url = await checkWebhookUrl(req.url, {
+        allowPrivate: opts.allowPrivate,
+        dnsServers: opts.dnsServers,
+        dnsDeadlineMs: timeoutMs,
+      });
       const res = await request(url, {
         method: 'POST',
         dispatcher: agent,
@@ -124,15 +132,18 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       });
       const text = await readCapped(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const error = ok ? null : res.statusCode >= 300 && res.statusCode < 400
-        ? `HTTP ${res.statusCode}: redirects are not followed${res.headers.location ? ` (location: ${String(res.headers.location).slice(0, 200)})` : ''}`
-        : `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}`;
+      const error = ok
+        ? null
+        : res.statusCode >= 300 && res.statusCode < 400
+          ? `HTTP ${res.statusCode}: redirects are not followed${res.headers.location ? ` (location: ${String(res.headers.location).slice(0, 200)})` : ''}`
+          : `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}`;
       return { ok, responseStatus: res.statusCode, durationMs: elapsed(), error };
     };
     try {
       return await Promise.race([attempt(), deadline]);
     } catch (err) {
-      const message = (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
+      const message =
+        (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
       return { ok: false, responseStatus: null, durationMs: elapsed(), error: message };
     } finally {
       clearTimeout(timer);

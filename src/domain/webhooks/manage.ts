@@ -59,7 +59,10 @@ export async function createWebhook(db: Pool, scope: Scope, input: CreateWebhook
     // orders the new subscription against concurrent booking events (src/db/functions/record_events.sql).
     await webhooks.lockSubscriptions(tx, scope, 'exclusive');
     if ((await webhooks.countWebhooks(tx, scope)) >= MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE) {
-      throw new PreconditionFailed('precondition_failed', `at most ${MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE} webhooks per organization and mode`);
+      throw new PreconditionFailed(
+        'precondition_failed',
+        `at most ${MAX_WEBHOOKS_PER_ORGANIZATION_AND_MODE} webhooks per organization and mode`,
+      );
     }
     const row = await webhooks.insertWebhook(tx, {
       id: newWebhookId(),
@@ -129,7 +132,13 @@ export async function deleteWebhook(db: Db, scope: Scope, id: string): Promise<v
 /** A new secret, effective for every attempt made from now on (retries of older events included). */
 export async function rotateWebhookSecret(db: Pool, scope: Scope, id: string, config: Config, now: Date) {
   const secret = newWebhookSecret();
-  const row = await webhooks.updateWebhook(db, scope, id, { secret_encrypted: encryptSecret(secret, config.webhookSecretKey), rotated_at: now }, now);
+  const row = await webhooks.updateWebhook(
+    db,
+    scope,
+    id,
+    { secret_encrypted: encryptSecret(secret, config.webhookSecretKey), rotated_at: now },
+    now,
+  );
   if (!row) throw new NotFound(`webhook ${id} not found`);
   return { id: row.id, secret, rotated_at: row.rotated_at!.toISOString() };
 }

@@ -121,7 +121,10 @@ async function lookUp(hostname: string, servers: readonly string[] | undefined):
  *   fails at once for 10 s; concurrent lookups of one name share one query.
  */
 async function systemResolve(hostname: string, servers?: readonly string[]): Promise<string[]> {
-  const name = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const name = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (net.isIP(name)) return [name];
   if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1', '::1'];
   const listed = (await hostsFile()).get(name);

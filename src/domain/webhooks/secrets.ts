@@ -54,5 +54,7 @@ let warned = false;
 export function warnIfDevelopmentKey(config: { webhookSecretKeyIsDefault: boolean }, log: { warn(msg: string): void }): void {
   if (!config.webhookSecretKeyIsDefault || warned) return;
   warned = true;
-  log.warn('WEBHOOK_SECRET_KEY is not set: webhook secrets are encrypted with the public development key; set it in production (docs/webhooks.md)');
+  log.warn(
+    'WEBHOOK_SECRET_KEY is not set: webhook secrets are encrypted with the public development key; set it in production (docs/webhooks.md)',
+  );
 }

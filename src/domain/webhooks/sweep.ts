@@ -16,7 +16,12 @@ export const SWEEPER_JOB_KEY = 'webhook-sweeper';
 
 /** Starts (or restarts) the sweeper's chain; called when a webhook is created. */
 export async function ensureSweeper(db: Db, now: Date): Promise<void> {
-  await enqueue(db, 'sweep-webhook-deliveries', {}, { jobKey: SWEEPER_JOB_KEY, runAt: new Date(now.getTime() + SWEEP_EVERY_SECONDS * 1000), maxAttempts: 25 });
+  await enqueue(
+    db,
+    'sweep-webhook-deliveries',
+    {},
+    { jobKey: SWEEPER_JOB_KEY, runAt: new Date(now.getTime() + SWEEP_EVERY_SECONDS * 1000), maxAttempts: 25 },
+  );
 }
 
 /**
@@ -31,7 +36,12 @@ export async function sweepStuckDeliveries(db: Pool, now: Date): Promise<number>
   if (stuck.length > 0) {
     await transaction(db, async (tx) => {
       for (const m of stuck) {
-        await enqueue(tx, 'deliver-webhook', { messageId: m.message_id, position: m.next_position }, { jobKey: deliveryJobKey(m.message_id), maxAttempts: 25 });
+        await enqueue(
+          tx,
+          'deliver-webhook',
+          { messageId: m.message_id, position: m.next_position },
+          { jobKey: deliveryJobKey(m.message_id), maxAttempts: 25 },
+        );
       }
     });
   }

@@ -52,7 +52,9 @@ export async function sendTestEvent(db: Pool, scope: Scope, id: string, now: Dat
     }
     const eventId = newTestEventId();
     const body = messageBody({ type: 'BOOKING_CREATED', timestamp: now.toISOString(), data: sampleBooking(now, scope.mode) }, id, true);
-    const inserted = await insertMessages(tx, [{ id: newMessageId(), webhook_id: id, event_id: eventId, event_type: 'BOOKING_CREATED', is_test: true, body }]);
+    const inserted = await insertMessages(tx, [
+      { id: newMessageId(), webhook_id: id, event_id: eventId, event_type: 'BOOKING_CREATED', is_test: true, body },
+    ]);
     await enqueueFirstAttempts(tx, inserted);
     return { webhook_id: id, event: 'BOOKING_CREATED' as const, event_id: eventId, message_id: inserted[0]!.id };
   });

@@ -50,7 +50,10 @@ export function checkUrlShape(raw: string, opts: UrlRuleOptions): URL {
 
 /** The URL's host without brackets, lower-cased, without a trailing dot. */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /**
@@ -60,7 +63,12 @@ export function hostOf(url: URL): string {
  * create and update (`unresolved: 'accept'`): the client learns now rather than from failed
  * deliveries; at delivery the lookup's error goes up as it is (the attempt fails with it).
  */
-export async function checkResolvedAddresses(host: string, field: string, unresolved: 'refuse' | 'accept', opts: UrlRuleOptions): Promise<void> {
+export async function checkResolvedAddresses(
+  host: string,
+  field: string,
+  unresolved: 'refuse' | 'accept',
+  opts: UrlRuleOptions,
+): Promise<void> {
   const deadlineMs = opts.dnsDeadlineMs ?? VALIDATION_DNS_DEADLINE_MS;
   let addresses: string[];
   try {
@@ -68,7 +76,10 @@ export async function checkResolvedAddresses(host: string, field: string, unreso
   } catch (err) {
     if (!isUnanswered(err)) addresses = [];
     else if (unresolved === 'accept') {
-      throw new ValidationError(`${field}: host name ${host} could not be resolved within ${deadlineMs / 1000} s (its DNS servers did not answer); check the name or try again`, field);
+      throw new ValidationError(
+        `${field}: host name ${host} could not be resolved within ${deadlineMs / 1000} s (its DNS servers did not answer); check the name or try again`,
+        field,
+      );
     } else throw err;
   }
   if (addresses.length === 0) {
@@ -77,7 +88,8 @@ export async function checkResolvedAddresses(host: string, field: string, unreso
   }
   for (const address of addresses) {
     const reason = refusedAddressReason(address);
-    if (reason) throw new ValidationError(`${field}: ${host} resolves to ${address}, which ${reason}; webhooks must target a public address`, field);
+    if (reason)
+      throw new ValidationError(`${field}: ${host} resolves to ${address}, which ${reason}; webhooks must target a public address`, field);
   }
 }
 

@@ -66,6 +66,7 @@ export function installHostileText(app: FastifyInstance): void {
       throw new ValidationError(`${where} ${inQuery.problem}`, inQuery.field || 'query');
     }
     const inBody = findTextProblem(request.body);
-    if (inBody) throw new ValidationError(`${inBody.field ? `field "${inBody.field}"` : 'a body field'} ${inBody.problem}`, inBody.field || 'body');
+    if (inBody)
+      throw new ValidationError(`${inBody.field ? `field "${inBody.field}"` : 'a body field'} ${inBody.problem}`, inBody.field || 'body');
   });
 }

@@ -13,7 +13,13 @@ function compiler(coerceTypes: Options['coerceTypes']): Ajv {
   // allErrors stays off: with it on, a crafted body can make validation very slow. verbose puts
   // each error's schema beside it, for its `x-error-messages` (see clearErrors).
   const ajv = new Ajv({
-    coerceTypes, useDefaults: true, removeAdditional: false, addUsedSchema: false, allErrors: false, strict: false, verbose: true,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    addUsedSchema: false,
+    allErrors: false,
+    strict: false,
+    verbose: true,
   });
   addFormats(ajv);
   // The one date parser of src/lib/dates.ts, so a schema refuses exactly what the domain refuses
@@ -47,7 +53,12 @@ function disallowedFirst(issue: ErrorObject): ErrorObject {
   if (issue.keyword !== 'required' || schema?.additionalProperties !== false || !issue.data || typeof issue.data !== 'object') return issue;
   const extra = Object.keys(issue.data).find((key) => !Object.hasOwn(schema.properties ?? {}, key));
   if (extra === undefined) return issue;
-  return { ...issue, keyword: 'additionalProperties', params: { additionalProperty: extra }, message: 'must NOT have additional properties' };
+  return {
+    ...issue,
+    keyword: 'additionalProperties',
+    params: { additionalProperty: extra },
+    message: 'must NOT have additional properties',
+  };
 }
 
 /**

@@ -39,7 +39,9 @@ const ListQuery = Type.Object({
   event_type_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   assigned_to_id: Type.Optional(Type.String({ format: 'uuid' })),
   attendee_email: Type.Optional(Type.String({ format: 'email', maxLength: LIMITS.emailLength })),
-  start_date: Type.Optional(Type.String({ description: 'bookings starting at or after this instant (date-time, or a date = its midnight UTC)' })),
+  start_date: Type.Optional(
+    Type.String({ description: 'bookings starting at or after this instant (date-time, or a date = its midnight UTC)' }),
+  ),
   end_date: Type.Optional(Type.String({ description: 'bookings starting before this instant' })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -148,7 +150,13 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         response: one('the new booking', 400, 404, 409, 413, 422),
       },
     },
-    async (req) => envelope(await rescheduleBooking(deps, caller(req.auth), req.params.id, { start_time: req.body.start_time, reason: req.body.reason ?? undefined })),
+    async (req) =>
+      envelope(
+        await rescheduleBooking(deps, caller(req.auth), req.params.id, {
+          start_time: req.body.start_time,
+          reason: req.body.reason ?? undefined,
+        }),
+      ),
   );
 
   const statusRoute = (path: string, operationId: string, summary: string, run: typeof confirmBooking) =>

@@ -38,12 +38,14 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       schema: {
         tags,
         operationId: 'listUserCalendars',
-        summary: 'A user\'s calendar integrations',
-        params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
+        summary: "A user's calendar integrations",
+        params: Type.Object({
+          userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
+        }),
         response: {
           200: Type.Object(
             { success: Type.Literal(true), userId: Type.String({ format: 'uuid' }), calendars: Type.Array(ref(UserCalendar)) },
-            { description: 'the user\'s calendars' },
+            { description: "the user's calendars" },
           ),
           ...errors(400, 404),
         },

@@ -135,6 +135,9 @@ export const eventTypeRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
         },
       },
     },
-    async (req) => ({ success: true as const, event_type: await deleteEventType(deps.db, req.auth!.organizationId, req.params.id, deps.now()) }),
+    async (req) => ({
+      success: true as const,
+      event_type: await deleteEventType(deps.db, req.auth!.organizationId, req.params.id, deps.now()),
+    }),
   );
 };

@@ -14,7 +14,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
       tags: ['operations'],
       operationId: 'getHealth',
       summary: 'Liveness: the process is up',
-      description: 'No key needed. For a load balancer\'s or orchestrator\'s liveness probe.',
+      description: "No key needed. For a load balancer's or orchestrator's liveness probe.",
       security: [],
       response: { 200: ref(Health, { description: 'the process is up' }) },
     };
@@ -25,7 +25,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
       tags: ['operations'],
       operationId: 'getReadiness',
       summary: 'Readiness: the database is reachable',
-      description: 'No key needed. For a readiness probe: 503 while the database cannot be reached; Redis being away does not make it unready.',
+      description:
+        'No key needed. For a readiness probe: 503 while the database cannot be reached; Redis being away does not make it unready.',
       security: [],
       response: {
         200: ref(Readiness, { description: 'ready to serve (with REDIS_URL, also while Redis is unreachable: `redis: degraded`)' }),

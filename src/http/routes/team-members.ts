@@ -29,7 +29,10 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     },
     async (req) => {
       const auth = req.auth!;
-      return { success: true as const, ...(await listMembers(deps.db, auth.organizationId, req.query, auth.scopes.has('team:members:read'))) };
+      return {
+        success: true as const,
+        ...(await listMembers(deps.db, auth.organizationId, req.query, auth.scopes.has('team:members:read'))),
+      };
     },
   );
 
@@ -40,7 +43,7 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
         tags,
         operationId: 'listAvailableTeamMembers',
         summary: 'Who is available on a date',
-        description: 'Each active member\'s day in the member\'s own time zone; see docs/scheduling.md.',
+        description: "Each active member's day in the member's own time zone; see docs/scheduling.md.",
         querystring: AvailableQuery,
         response: {
           200: Type.Object(
@@ -58,7 +61,10 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     },
     async (req) => {
       const auth = req.auth!;
-      return { success: true as const, ...(await availableMembers(deps.db, auth, req.query, deps.now(), auth.scopes.has('team:members:read'))) };
+      return {
+        success: true as const,
+        ...(await availableMembers(deps.db, auth, req.query, deps.now(), auth.scopes.has('team:members:read'))),
+      };
     },
   );
 

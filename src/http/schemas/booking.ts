@@ -55,7 +55,7 @@ export const Booking = Type.Object(
     start_time: DateTime,
     end_time: DateTime,
     attendee: ref(AttendeeOut),
-    custom_fields: Type.Record(Type.String(), Type.Unknown(), { description: 'answers to the event type\'s custom fields, by key' }),
+    custom_fields: Type.Record(Type.String(), Type.Unknown(), { description: "answers to the event type's custom fields, by key" }),
     metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'free-form, as sent on create' }),
     external_id: Nullable(Type.String({ description: 'your own id; GET /v1/bookings/external/{externalId} finds the booking by it' })),
     assigned_to_id: Nullable(Type.String({ description: 'the team member chosen by routing (or assign_to); null while DRAFT' })),
@@ -121,19 +121,25 @@ export const CreateBookingBody = Type.Object(
     event_type_id: Type.String({ minLength: 1, maxLength: 255 }),
     requested_time: Type.String({ format: 'date-time', description: 'a slot start GET /v1/availability lists' }),
     attendee: ref(AttendeeIn),
-    custom_fields: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown(), {
-      description: 'answers by key, as GET /v1/event-types/{id}/fields describes them; unknown keys are ignored',
-    }))),
-    metadata: Type.Optional(
-      Nullable(Type.Record(Type.String(), Type.Unknown(), {
-        description:
-          `free-form, returned as sent: values may be any JSON (objects, arrays, null); at most ${LIMITS.metadataKeys} top-level keys ` +
-          `of 1..${LIMITS.metadataKeyLength} characters, at most ${LIMITS.metadataBytes / 1024} KB as JSON`,
-        maxProperties: LIMITS.metadataKeys,
-        propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyLength },
-      })),
+    custom_fields: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'answers by key, as GET /v1/event-types/{id}/fields describes them; unknown keys are ignored',
+        }),
+      ),
     ),
-    assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'a host\'s member id: skips routing' }))),
+    metadata: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description:
+            `free-form, returned as sent: values may be any JSON (objects, arrays, null); at most ${LIMITS.metadataKeys} top-level keys ` +
+            `of 1..${LIMITS.metadataKeyLength} characters, at most ${LIMITS.metadataBytes / 1024} KB as JSON`,
+          maxProperties: LIMITS.metadataKeys,
+          propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyLength },
+        }),
+      ),
+    ),
+    assign_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: "a host's member id: skips routing" }))),
     external_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'unique per organization and mode' }))),
   },
   {
@@ -161,11 +167,16 @@ export const UpdateBookingBody = Type.Object(
     attendee: Type.Object(
       {
         name: Type.Optional(Type.String({ maxLength: LIMITS.nameLength, description: 'not blank' })),
-        email: Type.Optional(Type.String({
-          maxLength: LIMITS.emailLength, description: 'an email address, local@domain.tld; a changed email sends a fresh confirmation there',
-        })),
+        email: Type.Optional(
+          Type.String({
+            maxLength: LIMITS.emailLength,
+            description: 'an email address, local@domain.tld; a changed email sends a fresh confirmation there',
+          }),
+        ),
         phone: Type.Optional(Nullable(Type.String({ maxLength: 40, description: `${PHONE_RULE}; null or "" clears it` }))),
-        timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London; null or "" clears it' }))),
+        timezone: Type.Optional(
+          Nullable(Type.String({ maxLength: 64, description: 'an IANA time zone, e.g. Europe/London; null or "" clears it' })),
+        ),
       },
       {
         additionalProperties: false,

@@ -8,11 +8,13 @@ export const Provider = StringEnum(['GOOGLE', 'MICROSOFT', 'APPLE', 'CALDAV'], {
   $id: 'CalendarProvider',
   description: 'CALDAV and APPLE (iCloud) calendars with a connection are synced; GOOGLE and MICROSOFT are metadata only',
 });
-const SyncError = Nullable(Type.String({ description: 'why the last sync or a booking write-back failed (never credentials); null otherwise' }));
+const SyncError = Nullable(
+  Type.String({ description: 'why the last sync or a booking write-back failed (never credentials); null otherwise' }),
+);
 export const SyncStatus = StringEnum(['PENDING', 'SYNCING', 'SUCCESS', 'ERROR', 'NEEDS_REAUTH'], {
   $id: 'CalendarSyncStatus',
   description:
-    'PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync\'s outcome; NEEDS_REAUTH: the user must reconnect.',
+    "PENDING: not yet synced; SYNCING: in progress; SUCCESS, ERROR: the last sync's outcome; NEEDS_REAUTH: the user must reconnect.",
 });
 
 const CALENDAR_EXAMPLE = {
@@ -33,39 +35,55 @@ const CALENDAR_EXAMPLE = {
   updatedAt: '2026-11-25T07:00:00.000Z',
 };
 
-export const Calendar = Type.Object({
-  id: Type.String(),
-  userId: Type.String({ format: 'uuid' }),
-  teamId: Type.String(),
-  provider: ref(Provider),
-  calendarId: Type.String(),
-  calendarName: Nullable(Type.String()),
-  providerEmail: Nullable(Type.String()),
-  timezone: Nullable(Type.String()),
-  isPrimary: Type.Boolean(),
-  syncStatus: ref(SyncStatus),
-  lastSyncAt: Nullable(DateTime),
-  syncError: SyncError,
-  supportsWebhooks: Type.Boolean(),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-}, { $id: 'Calendar', description: 'A calendar integration (metadata only: never credentials or tokens).', examples: [CALENDAR_EXAMPLE] });
+export const Calendar = Type.Object(
+  {
+    id: Type.String(),
+    userId: Type.String({ format: 'uuid' }),
+    teamId: Type.String(),
+    provider: ref(Provider),
+    calendarId: Type.String(),
+    calendarName: Nullable(Type.String()),
+    providerEmail: Nullable(Type.String()),
+    timezone: Nullable(Type.String()),
+    isPrimary: Type.Boolean(),
+    syncStatus: ref(SyncStatus),
+    lastSyncAt: Nullable(DateTime),
+    syncError: SyncError,
+    supportsWebhooks: Type.Boolean(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'Calendar', description: 'A calendar integration (metadata only: never credentials or tokens).', examples: [CALENDAR_EXAMPLE] },
+);
 
-export const UserCalendar = Type.Object({
-  id: Type.String(),
-  provider: ref(Provider),
-  calendarName: Nullable(Type.String()),
-  providerEmail: Nullable(Type.String()),
-  isPrimary: Type.Boolean(),
-  syncStatus: ref(SyncStatus),
-  lastSyncAt: Nullable(DateTime),
-  syncError: SyncError,
-}, {
-  $id: 'UserCalendar',
-  description: 'A calendar integration as listed for one user.',
-  examples: [(({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt, syncError }) =>
-    ({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt, syncError }))(CALENDAR_EXAMPLE)],
-});
+export const UserCalendar = Type.Object(
+  {
+    id: Type.String(),
+    provider: ref(Provider),
+    calendarName: Nullable(Type.String()),
+    providerEmail: Nullable(Type.String()),
+    isPrimary: Type.Boolean(),
+    syncStatus: ref(SyncStatus),
+    lastSyncAt: Nullable(DateTime),
+    syncError: SyncError,
+  },
+  {
+    $id: 'UserCalendar',
+    description: 'A calendar integration as listed for one user.',
+    examples: [
+      (({ id, provider, calendarName, providerEmail, isPrimary, syncStatus, lastSyncAt, syncError }) => ({
+        id,
+        provider,
+        calendarName,
+        providerEmail,
+        isPrimary,
+        syncStatus,
+        lastSyncAt,
+        syncError,
+      }))(CALENDAR_EXAMPLE),
+    ],
+  },
+);
 
 export const CalendarListQuery = Type.Object({
   userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' })),

@@ -127,15 +127,18 @@ export const CalendarPagination = Type.Object(
 // Successful bodies carry success: true like every other answer (api-spec intro).
 export const Health = Type.Object(
   { success: Type.Boolean(), status: Type.String({ description: '`ok`, `ready`, or what is wrong' }) },
-  { $id: 'Health', description: 'A probe\'s answer.', examples: [{ success: true, status: 'ok' }] },
+  { $id: 'Health', description: "A probe's answer.", examples: [{ success: true, status: 'ok' }] },
 );
 export const Readiness = Type.Object(
   {
     success: Type.Boolean(),
     status: Type.String({ description: '`ready`, or what is wrong' }),
-    redis: Type.Optional(StringEnum(['ok', 'degraded'] as const, {
-      description: 'With REDIS_URL: `degraded` while Redis is unreachable (rate limits count per process, caches are local); the process stays ready',
-    })),
+    redis: Type.Optional(
+      StringEnum(['ok', 'degraded'] as const, {
+        description:
+          'With REDIS_URL: `degraded` while Redis is unreachable (rate limits count per process, caches are local); the process stays ready',
+      }),
+    ),
   },
-  { $id: 'Readiness', description: 'The readiness probe\'s answer.', examples: [{ success: true, status: 'ready', redis: 'ok' }] },
+  { $id: 'Readiness', description: "The readiness probe's answer.", examples: [{ success: true, status: 'ready', redis: 'ok' }] },
 );

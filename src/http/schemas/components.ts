@@ -1,5 +1,14 @@
 import type { Named } from './common.ts';
-import { CalendarPagination, CursorPagination, ErrorCode, ErrorEnvelope, ErrorType, Health, OffsetPagination, Readiness } from './common.ts';
+import {
+  CalendarPagination,
+  CursorPagination,
+  ErrorCode,
+  ErrorEnvelope,
+  ErrorType,
+  Health,
+  OffsetPagination,
+  Readiness,
+} from './common.ts';
 import { AvailabilityResponse } from './availability.ts';
 import {
   AttendeeIn,

@@ -60,7 +60,7 @@ export const Workload = Type.Object(
 export const CustomField = Type.Object(
   {
     id: Type.String(),
-    key: Type.String({ description: 'the key of the answer in a booking\'s custom_fields' }),
+    key: Type.String({ description: "the key of the answer in a booking's custom_fields" }),
     label: Type.String(),
     type: ref(CustomFieldType),
     required: Type.Boolean(),
@@ -70,29 +70,32 @@ export const CustomField = Type.Object(
   { $id: 'CustomField', description: 'A question of the booking form.', examples: [CUSTOM_FIELD_EXAMPLE] },
 );
 
-export const EventType = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  slug: Type.String(),
-  description: Nullable(Type.String()),
-  duration: Type.Integer({ description: 'minutes' }),
-  slot_interval: Type.Integer({ description: 'minutes; defaults to duration' }),
-  buffer_before: Type.Integer({ description: 'minutes' }),
-  buffer_after: Type.Integer({ description: 'minutes' }),
-  minimum_booking_notice: Type.Integer({ description: 'minutes' }),
-  scheduling_type: ref(SchedulingType),
-  team_id: Type.String(),
-  requires_confirmation: Type.Boolean(),
-  mode: Type.String(),
-  is_active: Type.Boolean(),
-  is_personal: Type.Boolean(),
-  owner_id: Nullable(Type.String()),
-  external_id: Nullable(Type.String()),
-  workload: ref(Workload),
-  host_ids: Nullable(Type.Array(Type.String(), { description: 'null: every active member of the team' })),
-  created_at: DateTime,
-  updated_at: DateTime,
-}, { $id: 'EventType', description: 'The rules of a bookable meeting.', examples: [EVENT_TYPE_EXAMPLE] });
+export const EventType = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    slug: Type.String(),
+    description: Nullable(Type.String()),
+    duration: Type.Integer({ description: 'minutes' }),
+    slot_interval: Type.Integer({ description: 'minutes; defaults to duration' }),
+    buffer_before: Type.Integer({ description: 'minutes' }),
+    buffer_after: Type.Integer({ description: 'minutes' }),
+    minimum_booking_notice: Type.Integer({ description: 'minutes' }),
+    scheduling_type: ref(SchedulingType),
+    team_id: Type.String(),
+    requires_confirmation: Type.Boolean(),
+    mode: Type.String(),
+    is_active: Type.Boolean(),
+    is_personal: Type.Boolean(),
+    owner_id: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    workload: ref(Workload),
+    host_ids: Nullable(Type.Array(Type.String(), { description: 'null: every active member of the team' })),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { $id: 'EventType', description: 'The rules of a bookable meeting.', examples: [EVENT_TYPE_EXAMPLE] },
+);
 
 export const EventTypeDetail = Type.Object(
   { ...EventType.properties, custom_fields: Type.Array(ref(CustomField), { description: 'in display order' }) },
@@ -116,21 +119,31 @@ export const WorkloadInput = Type.Object(
   { $id: 'WorkloadInput', examples: [WORKLOAD_EXAMPLE] },
 );
 
-export const CustomFieldInput = Type.Object({
-  key: Type.String({ minLength: 1, maxLength: L.customFieldKeyLength, pattern: CUSTOM_FIELD_KEY_PATTERN }),
-  label: Type.String({ minLength: 1, maxLength: L.customFieldLabelLength }),
-  type: ref(CustomFieldType),
-  required: Type.Optional(Type.Boolean({ default: false })),
-  options: Type.Optional(
-    Nullable(Type.Array(Type.String({ minLength: 1, maxLength: L.customFieldOptionLength }), { maxItems: L.customFieldOptions, description: 'SELECT and MULTISELECT only' })),
-  ),
-}, {
-  $id: 'CustomFieldInput',
-  examples: [{ key: 'plan', label: 'Plan', type: 'SELECT', required: true, options: ['Starter', 'Business'] }],
-});
+export const CustomFieldInput = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: L.customFieldKeyLength, pattern: CUSTOM_FIELD_KEY_PATTERN }),
+    label: Type.String({ minLength: 1, maxLength: L.customFieldLabelLength }),
+    type: ref(CustomFieldType),
+    required: Type.Optional(Type.Boolean({ default: false })),
+    options: Type.Optional(
+      Nullable(
+        Type.Array(Type.String({ minLength: 1, maxLength: L.customFieldOptionLength }), {
+          maxItems: L.customFieldOptions,
+          description: 'SELECT and MULTISELECT only',
+        }),
+      ),
+    ),
+  },
+  {
+    $id: 'CustomFieldInput',
+    examples: [{ key: 'plan', label: 'Plan', type: 'SELECT', required: true, options: ['Starter', 'Business'] }],
+  },
+);
 
 const optionalFields = {
-  slug: Type.Optional(Type.String({ minLength: 1, maxLength: L.slugLength, pattern: SLUG_PATTERN, description: 'default: made from name' })),
+  slug: Type.Optional(
+    Type.String({ minLength: 1, maxLength: L.slugLength, pattern: SLUG_PATTERN, description: 'default: made from name' }),
+  ),
   description: Type.Optional(Nullable(Type.String({ maxLength: L.descriptionLength }))),
   slot_interval: Type.Optional(minutes(L.slot_interval, 'default: duration')),
   buffer_before: Type.Optional(minutes(L.buffer_before, 'default 0')),
@@ -157,33 +170,41 @@ const optionalFields = {
   ),
 };
 
-export const CreateEventTypeBody = Type.Object({
-  team_id: Type.String({ minLength: 1, maxLength: 255 }),
-  name: Type.String({ minLength: 1, maxLength: L.nameLength }),
-  duration: minutes(L.duration, 'length of the meeting'),
-  workload: ref(WorkloadInput),
-  ...optionalFields,
-}, {
-  $id: 'CreateEventTypeRequest',
-  examples: [{
-    team_id: 'team_sales',
-    name: 'Product demo',
-    duration: 30,
-    workload: WORKLOAD_EXAMPLE,
-    buffer_after: 10,
-    minimum_booking_notice: 120,
-    scheduling_type: 'ROUND_ROBIN',
-    custom_fields: [{ key: 'company', label: 'Company', type: 'TEXT', required: true }],
-  }],
-});
+export const CreateEventTypeBody = Type.Object(
+  {
+    team_id: Type.String({ minLength: 1, maxLength: 255 }),
+    name: Type.String({ minLength: 1, maxLength: L.nameLength }),
+    duration: minutes(L.duration, 'length of the meeting'),
+    workload: ref(WorkloadInput),
+    ...optionalFields,
+  },
+  {
+    $id: 'CreateEventTypeRequest',
+    examples: [
+      {
+        team_id: 'team_sales',
+        name: 'Product demo',
+        duration: 30,
+        workload: WORKLOAD_EXAMPLE,
+        buffer_after: 10,
+        minimum_booking_notice: 120,
+        scheduling_type: 'ROUND_ROBIN',
+        custom_fields: [{ key: 'company', label: 'Company', type: 'TEXT', required: true }],
+      },
+    ],
+  },
+);
 
-export const UpdateEventTypeBody = Type.Object({
-  team_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: L.nameLength })),
-  duration: Type.Optional(minutes(L.duration, 'length of the meeting')),
-  workload: Type.Optional(ref(WorkloadInput)),
-  ...optionalFields,
-}, { $id: 'UpdateEventTypeRequest', examples: [{ duration: 45, buffer_before: 5, requires_confirmation: true }] });
+export const UpdateEventTypeBody = Type.Object(
+  {
+    team_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: L.nameLength })),
+    duration: Type.Optional(minutes(L.duration, 'length of the meeting')),
+    workload: Type.Optional(ref(WorkloadInput)),
+    ...optionalFields,
+  },
+  { $id: 'UpdateEventTypeRequest', examples: [{ duration: 45, buffer_before: 5, requires_confirmation: true }] },
+);
 
 const EMAIL_RULE = {
   key: 'attendee.email',
@@ -195,50 +216,65 @@ const EMAIL_RULE = {
   validation: 'email address, at most 254 characters',
 };
 
-export const FieldRule = Type.Object({
-  key: Type.String(),
-  label: Type.String(),
-  type: Type.String(),
-  required: Type.Boolean(),
-  options: Type.Optional(Type.Array(Type.String())),
-  order: Type.Optional(Type.Integer()),
-  id: Type.Optional(Type.String()),
-  validation: Type.String({ description: 'the rule booking create enforces' }),
-  max_length: Type.Optional(Type.Integer()),
-  pattern: Type.Optional(Type.String()),
-  format: Type.Optional(Type.String()),
-}, {
-  $id: 'FieldRule',
-  description: 'One input of the booking form and the rule booking create enforces on it.',
-  examples: [{ ...EMAIL_RULE }],
-});
+export const FieldRule = Type.Object(
+  {
+    key: Type.String(),
+    label: Type.String(),
+    type: Type.String(),
+    required: Type.Boolean(),
+    options: Type.Optional(Type.Array(Type.String())),
+    order: Type.Optional(Type.Integer()),
+    id: Type.Optional(Type.String()),
+    validation: Type.String({ description: 'the rule booking create enforces' }),
+    max_length: Type.Optional(Type.Integer()),
+    pattern: Type.Optional(Type.String()),
+    format: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'FieldRule',
+    description: 'One input of the booking form and the rule booking create enforces on it.',
+    examples: [{ ...EMAIL_RULE }],
+  },
+);
 
-export const EventTypeFields = Type.Object({
-  success: Type.Literal(true),
-  event_type_id: Type.String(),
-  standard_fields: Type.Array(ref(FieldRule), { description: 'requested_time, attendee.*, assign_to, metadata' }),
-  custom_fields: Type.Array(ref(FieldRule), { description: 'the event type\'s own questions, in display order' }),
-}, {
-  $id: 'EventTypeFields',
-  description: 'The booking form of an event type.',
-  examples: [{
-    success: true,
-    event_type_id: 'et_8d1e4b7a92c3f0a15e6d',
-    standard_fields: [
-      { key: 'attendee.name', label: 'Name', type: 'TEXT', required: true, max_length: 200, validation: 'non-blank string, at most 200 characters' },
-      EMAIL_RULE,
-    ],
-    custom_fields: [
+export const EventTypeFields = Type.Object(
+  {
+    success: Type.Literal(true),
+    event_type_id: Type.String(),
+    standard_fields: Type.Array(ref(FieldRule), { description: 'requested_time, attendee.*, assign_to, metadata' }),
+    custom_fields: Type.Array(ref(FieldRule), { description: "the event type's own questions, in display order" }),
+  },
+  {
+    $id: 'EventTypeFields',
+    description: 'The booking form of an event type.',
+    examples: [
       {
-        id: 'cf_3b9d0e6f1a2c4d5e7f80',
-        key: 'plan',
-        label: 'Plan',
-        type: 'SELECT',
-        required: true,
-        options: ['Starter', 'Business'],
-        order: 0,
-        validation: 'one of options',
+        success: true,
+        event_type_id: 'et_8d1e4b7a92c3f0a15e6d',
+        standard_fields: [
+          {
+            key: 'attendee.name',
+            label: 'Name',
+            type: 'TEXT',
+            required: true,
+            max_length: 200,
+            validation: 'non-blank string, at most 200 characters',
+          },
+          EMAIL_RULE,
+        ],
+        custom_fields: [
+          {
+            id: 'cf_3b9d0e6f1a2c4d5e7f80',
+            key: 'plan',
+            label: 'Plan',
+            type: 'SELECT',
+            required: true,
+            options: ['Starter', 'Business'],
+            order: 0,
+            validation: 'one of options',
+          },
+        ],
       },
     ],
-  }],
-});
+  },
+);

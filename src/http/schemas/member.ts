@@ -17,18 +17,21 @@ const MEMBER_EXAMPLE = {
   team: { id: 'team_sales', name: 'Sales' },
 };
 
-export const TeamMember = Type.Object({
-  object: Type.Literal('team_member'),
-  id: Type.String({ format: 'uuid' }),
-  name: Type.Optional(Type.String({ description: 'only for keys with team:members:read' })),
-  email: Type.Optional(Type.String({ description: 'only for keys with team:members:read' })),
-  avatar_url: Type.Optional(Nullable(Type.String({ description: 'only for keys with team:members:read' }))),
-  role: Type.String(),
-  skills: Type.Array(Type.String()),
-  is_active: Type.Boolean(),
-  timezone: Type.String({ description: 'IANA zone of the member\'s working hours' }),
-  team: Type.Object({ id: Type.String(), name: Type.String() }),
-}, { $id: 'TeamMember', description: 'A member of a team who can host bookings.', examples: [MEMBER_EXAMPLE] });
+export const TeamMember = Type.Object(
+  {
+    object: Type.Literal('team_member'),
+    id: Type.String({ format: 'uuid' }),
+    name: Type.Optional(Type.String({ description: 'only for keys with team:members:read' })),
+    email: Type.Optional(Type.String({ description: 'only for keys with team:members:read' })),
+    avatar_url: Type.Optional(Nullable(Type.String({ description: 'only for keys with team:members:read' }))),
+    role: Type.String(),
+    skills: Type.Array(Type.String()),
+    is_active: Type.Boolean(),
+    timezone: Type.String({ description: "IANA zone of the member's working hours" }),
+    team: Type.Object({ id: Type.String(), name: Type.String() }),
+  },
+  { $id: 'TeamMember', description: 'A member of a team who can host bookings.', examples: [MEMBER_EXAMPLE] },
+);
 
 const paging = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_MEMBER_LIMIT, default: 50, description: `1..${MAX_MEMBER_LIMIT}` }),
@@ -43,7 +46,7 @@ const filters = {
 export const MemberListQuery = Type.Object({ is_active: Type.Optional(Type.Boolean()), ...filters, ...paging });
 
 export const AvailableQuery = Type.Object({
-  date: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, read in each member\'s own zone; default today (UTC)' })),
+  date: Type.Optional(Type.String({ format: 'date', description: "YYYY-MM-DD, read in each member's own zone; default today (UTC)" })),
   duration: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'minutes' }),
   ...filters,
   ...paging,
@@ -51,12 +54,15 @@ export const AvailableQuery = Type.Object({
 
 const AVAILABILITY_EXAMPLE = { is_available: true, next_available_slot: null, booked_slots: 3, max_bookings_per_day: 8 };
 
-export const MemberAvailability = Type.Object({
-  is_available: Type.Boolean(),
-  next_available_slot: Nullable({ ...DateTime, description: 'for a fully booked member: the start of the next open slot' }),
-  booked_slots: Type.Integer({ description: 'active bookings starting on the date, in the member\'s zone' }),
-  max_bookings_per_day: Type.Integer(),
-}, { $id: 'MemberAvailability', examples: [AVAILABILITY_EXAMPLE] });
+export const MemberAvailability = Type.Object(
+  {
+    is_available: Type.Boolean(),
+    next_available_slot: Nullable({ ...DateTime, description: 'for a fully booked member: the start of the next open slot' }),
+    booked_slots: Type.Integer({ description: "active bookings starting on the date, in the member's zone" }),
+    max_bookings_per_day: Type.Integer(),
+  },
+  { $id: 'MemberAvailability', examples: [AVAILABILITY_EXAMPLE] },
+);
 
 export const AvailableMember = Type.Object(
   { ...TeamMember.properties, availability: ref(MemberAvailability) },

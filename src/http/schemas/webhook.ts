@@ -43,90 +43,109 @@ const WEBHOOK_EXAMPLE = {
   updated_at: '2026-11-20T10:00:00.000Z',
 };
 
-export const Webhook = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  events: Type.Array(ref(WebhookEventName), { description: `${[...BROADCAST_EVENTS].join(', ')} is sent whether listed or not` }),
-  description: Nullable(Type.String()),
-  is_active: Type.Boolean(),
-  failure_reason: Nullable(Type.String({ description: 'why the webhook was disabled automatically' })),
-  rotated_at: Nullable(DateTime),
-  livemode: Type.Boolean(),
-  created_at: DateTime,
-  updated_at: DateTime,
-}, { $id: 'Webhook', description: 'A subscription: where to send which events.', examples: [WEBHOOK_EXAMPLE] });
+export const Webhook = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    events: Type.Array(ref(WebhookEventName), { description: `${[...BROADCAST_EVENTS].join(', ')} is sent whether listed or not` }),
+    description: Nullable(Type.String()),
+    is_active: Type.Boolean(),
+    failure_reason: Nullable(Type.String({ description: 'why the webhook was disabled automatically' })),
+    rotated_at: Nullable(DateTime),
+    livemode: Type.Boolean(),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { $id: 'Webhook', description: 'A subscription: where to send which events.', examples: [WEBHOOK_EXAMPLE] },
+);
 
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Lhb0E0v6kA=';
 
-export const WebhookWithSecret = Type.Object({
-  ...Webhook.properties,
-  secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only here and on rotation' }),
-}, {
-  $id: 'WebhookWithSecret',
-  description: 'A new subscription, with its signing secret (shown once).',
-  examples: [{ ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE }],
-});
+export const WebhookWithSecret = Type.Object(
+  {
+    ...Webhook.properties,
+    secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only here and on rotation' }),
+  },
+  {
+    $id: 'WebhookWithSecret',
+    description: 'A new subscription, with its signing secret (shown once).',
+    examples: [{ ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE }],
+  },
+);
 
 const DESCRIPTION = 'at most 500 characters';
 
-export const CreateWebhookBody = Type.Object({
-  url: Type.String({ minLength: 1, description: 'https URL of a publicly reachable endpoint' }),
-  events: Type.Array(EventName, { minItems: 1, maxItems: 50 }),
-  description: Type.Optional(NullOrString({ description: DESCRIPTION })),
-}, {
-  $id: 'CreateWebhookRequest',
-  examples: [{ url: WEBHOOK_EXAMPLE.url, events: WEBHOOK_EXAMPLE.events, description: 'CRM sync' }],
-});
+export const CreateWebhookBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, description: 'https URL of a publicly reachable endpoint' }),
+    events: Type.Array(EventName, { minItems: 1, maxItems: 50 }),
+    description: Type.Optional(NullOrString({ description: DESCRIPTION })),
+  },
+  {
+    $id: 'CreateWebhookRequest',
+    examples: [{ url: WEBHOOK_EXAMPLE.url, events: WEBHOOK_EXAMPLE.events, description: 'CRM sync' }],
+  },
+);
 
 export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, description: 'https URL of a publicly reachable endpoint' })),
     events: Type.Optional(Type.Array(EventName, { minItems: 1, maxItems: 50 })),
     description: Type.Optional(NullOrString({ description: DESCRIPTION })),
-    is_active: Type.Optional(Type.Boolean({
-      description: 'true re-enables (the URL rules apply again, to the stored URL too) and clears failure_reason and the failure count',
-    })),
+    is_active: Type.Optional(
+      Type.Boolean({
+        description: 'true re-enables (the URL rules apply again, to the stored URL too) and clears failure_reason and the failure count',
+      }),
+    ),
   },
   { $id: 'UpdateWebhookRequest', description: 'at least one of url, events, description, is_active', examples: [{ is_active: true }] },
 );
 
-export const Delivery = Type.Object({
-  id: Type.String(),
-  webhook_id: Type.String(),
-  event: ref(WebhookEventName),
-  event_id: Type.String(),
-  message_id: Type.String({ description: 'the webhook-id header: the same on every attempt of one event' }),
-  attempt: Type.Integer(),
-  status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('pending')]),
-  response_status: Nullable(Type.Integer()),
-  duration_ms: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  created_at: DateTime,
-  next_attempt_at: Nullable({ ...DateTime, description: 'when a failed attempt is retried; null when none is due' }),
-}, {
-  $id: 'WebhookDelivery',
-  description: 'One delivery attempt of one event to one webhook.',
-  examples: [{
-    id: 'whd_9c4f3e2d1b0a8f7e6d5c4b3a',
-    webhook_id: WEBHOOK_EXAMPLE.id,
-    event: 'BOOKING_CREATED',
-    event_id: 'evt_0a1b2c3d4e5f60718293a4b5',
-    message_id: 'msg_5e6f708192a3b4c5d6e7f809',
-    attempt: 1,
-    status: 'succeeded',
-    response_status: 200,
-    duration_ms: 84,
-    error: null,
-    created_at: '2026-11-20T14:03:13.000Z',
-    next_attempt_at: null,
-  }],
-});
+export const Delivery = Type.Object(
+  {
+    id: Type.String(),
+    webhook_id: Type.String(),
+    event: ref(WebhookEventName),
+    event_id: Type.String(),
+    message_id: Type.String({ description: 'the webhook-id header: the same on every attempt of one event' }),
+    attempt: Type.Integer(),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('pending')]),
+    response_status: Nullable(Type.Integer()),
+    duration_ms: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    created_at: DateTime,
+    next_attempt_at: Nullable({ ...DateTime, description: 'when a failed attempt is retried; null when none is due' }),
+  },
+  {
+    $id: 'WebhookDelivery',
+    description: 'One delivery attempt of one event to one webhook.',
+    examples: [
+      {
+        id: 'whd_9c4f3e2d1b0a8f7e6d5c4b3a',
+        webhook_id: WEBHOOK_EXAMPLE.id,
+        event: 'BOOKING_CREATED',
+        event_id: 'evt_0a1b2c3d4e5f60718293a4b5',
+        message_id: 'msg_5e6f708192a3b4c5d6e7f809',
+        attempt: 1,
+        status: 'succeeded',
+        response_status: 200,
+        duration_ms: 84,
+        error: null,
+        created_at: '2026-11-20T14:03:13.000Z',
+        next_attempt_at: null,
+      },
+    ],
+  },
+);
 
-export const DeliveryPage = Type.Object({
-  success: Type.Literal(true),
-  deliveries: Type.Array(ref(Delivery)),
-  pagination: ref(OffsetPagination),
-}, { $id: 'WebhookDeliveryList', description: 'A page of delivery attempts, newest first.' });
+export const DeliveryPage = Type.Object(
+  {
+    success: Type.Literal(true),
+    deliveries: Type.Array(ref(Delivery)),
+    pagination: ref(OffsetPagination),
+  },
+  { $id: 'WebhookDeliveryList', description: 'A page of delivery attempts, newest first.' },
+);
 
 export const DeliveriesQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, default: DEFAULT_HISTORY_LIMIT }),
@@ -136,32 +155,37 @@ export const DeliveriesQuery = Type.Object({
   event_type: Type.Optional(Type.String({ enum: [...EVENT_TYPES], description: 'only attempts of this event' })),
 });
 
-export const Stats = Type.Object({
-  webhook_id: Type.String(),
-  total_attempts: Type.Integer(),
-  succeeded: Type.Integer(),
-  failed: Type.Integer(),
-  pending: Type.Integer(),
-  success_rate: Nullable(Type.Number({ description: 'succeeded / (succeeded + failed), 0..1' })),
-  last_success_at: Nullable(DateTime),
-  last_failure_at: Nullable(DateTime),
-  consecutive_failures: Type.Integer({ description: 'failed attempts in a row; 10 disable the webhook' }),
-  is_active: Type.Boolean(),
-}, {
-  $id: 'WebhookStats',
-  examples: [{
-    webhook_id: WEBHOOK_EXAMPLE.id,
-    total_attempts: 120,
-    succeeded: 118,
-    failed: 2,
-    pending: 0,
-    success_rate: 0.9833,
-    last_success_at: '2026-11-25T06:59:00.000Z',
-    last_failure_at: '2026-11-24T22:10:00.000Z',
-    consecutive_failures: 0,
-    is_active: true,
-  }],
-});
+export const Stats = Type.Object(
+  {
+    webhook_id: Type.String(),
+    total_attempts: Type.Integer(),
+    succeeded: Type.Integer(),
+    failed: Type.Integer(),
+    pending: Type.Integer(),
+    success_rate: Nullable(Type.Number({ description: 'succeeded / (succeeded + failed), 0..1' })),
+    last_success_at: Nullable(DateTime),
+    last_failure_at: Nullable(DateTime),
+    consecutive_failures: Type.Integer({ description: 'failed attempts in a row; 10 disable the webhook' }),
+    is_active: Type.Boolean(),
+  },
+  {
+    $id: 'WebhookStats',
+    examples: [
+      {
+        webhook_id: WEBHOOK_EXAMPLE.id,
+        total_attempts: 120,
+        succeeded: 118,
+        failed: 2,
+        pending: 0,
+        success_rate: 0.9833,
+        last_success_at: '2026-11-25T06:59:00.000Z',
+        last_failure_at: '2026-11-24T22:10:00.000Z',
+        consecutive_failures: 0,
+        is_active: true,
+      },
+    ],
+  },
+);
 
 /**
  * What a delivery POSTs to the webhook URL, one schema per event name (decisions §4a, §5):
@@ -170,31 +194,41 @@ export const Stats = Type.Object({
 export const WEBHOOK_EVENTS: Record<string, Named> = Object.fromEntries(
   EVENT_TYPES.map((name) => {
     const id = `${name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase())}Event`;
-    const schema = Type.Object({
-      event: Type.Literal(name),
-      timestamp: Type.String({ format: 'date-time', description: 'when the change happened' }),
-      webhook_id: Type.String({ description: 'the subscription this delivery is for' }),
-      test: Type.Optional(Type.Literal(true, { description: 'present on POST /v1/webhooks/{id}/test deliveries (sample data)' })),
-      data: ref(Booking),
-    }, {
-      $id: id,
-      description: `Sent when ${FIRES_WHEN[name]}.`,
-      examples: [{
-        event: name,
-        timestamp: '2026-11-20T14:03:12.000Z',
-        webhook_id: WEBHOOK_EXAMPLE.id,
-        data: {
-          ...(Booking as unknown as { examples: object[] }).examples[0],
-          // a new booking is a DRAFT that routing has not assigned yet
-          ...(name === 'BOOKING_CREATED' ? { status: 'DRAFT', assigned_to_id: null, host_ids: [] } : {}),
-        },
-      }],
-    });
+    const schema = Type.Object(
+      {
+        event: Type.Literal(name),
+        timestamp: Type.String({ format: 'date-time', description: 'when the change happened' }),
+        webhook_id: Type.String({ description: 'the subscription this delivery is for' }),
+        test: Type.Optional(Type.Literal(true, { description: 'present on POST /v1/webhooks/{id}/test deliveries (sample data)' })),
+        data: ref(Booking),
+      },
+      {
+        $id: id,
+        description: `Sent when ${FIRES_WHEN[name]}.`,
+        examples: [
+          {
+            event: name,
+            timestamp: '2026-11-20T14:03:12.000Z',
+            webhook_id: WEBHOOK_EXAMPLE.id,
+            data: {
+              ...(Booking as unknown as { examples: object[] }).examples[0],
+              // a new booking is a DRAFT that routing has not assigned yet
+              ...(name === 'BOOKING_CREATED' ? { status: 'DRAFT', assigned_to_id: null, host_ids: [] } : {}),
+            },
+          },
+        ],
+      },
+    );
     return [name, schema as unknown as Named];
   }),
 );
 
-interface Issue { keyword: string; instancePath: string; params: Record<string, unknown>; message: string }
+interface Issue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
 
 function describe(issues: Issue[]): ValidationError {
   const first = issues.find((i) => i.keyword === 'anyOf') ?? issues[0]!;

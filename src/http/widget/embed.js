@@ -107,7 +107,16 @@
     try {
       all = Intl.supportedValuesOf('timeZone');
     } catch {
-      all = ['UTC', 'Europe/London', 'Europe/Berlin', 'America/New_York', 'America/Chicago', 'America/Los_Angeles', 'Asia/Tokyo', 'Australia/Sydney'];
+      all = [
+        'UTC',
+        'Europe/London',
+        'Europe/Berlin',
+        'America/New_York',
+        'America/Chicago',
+        'America/Los_Angeles',
+        'Asia/Tokyo',
+        'Australia/Sydney',
+      ];
     }
     if (!all.includes('UTC')) all = [...all, 'UTC'];
     return [own, ...all.filter((z) => z !== own).sort()];
@@ -115,7 +124,9 @@
 
   /** YYYY-MM-DD of an instant in a zone. @param {Date} instant @param {string} zone */
   function localDate(instant, zone) {
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(
+      instant,
+    );
     /** @param {string} type */
     const get = (type) => parts.find((p) => p.type === type)?.value ?? '';
     return `${get('year')}-${get('month')}-${get('day')}`;
@@ -130,8 +141,9 @@
 
   /** "Tuesday 1 December 2026" for a calendar date (no zone involved). @param {string} day */
   function longDay(day) {
-    return new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })
-      .format(new Date(`${day}T12:00:00Z`));
+    return new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(
+      new Date(`${day}T12:00:00Z`),
+    );
   }
 
   /** HH:MM of an instant in a zone, 24-hour. @param {string} iso @param {string} zone */
@@ -272,7 +284,11 @@
       if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
       let res;
       try {
-        res = await fetch(url, { method: opts.method ?? 'GET', headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+        res = await fetch(url, {
+          method: opts.method ?? 'GET',
+          headers,
+          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        });
       } catch {
         throw new ApiRefusal('The booking service could not be reached. Check your connection and try again.', 0);
       }
@@ -396,7 +412,8 @@
           }
           case 'MULTISELECT': {
             const boxes = options.map((o, j) =>
-              el('label', { class: 'check', for: `${id}-${j}` }, [el('input', { type: 'checkbox', id: `${id}-${j}`, value: o }), o]));
+              el('label', { class: 'check', for: `${id}-${j}` }, [el('input', { type: 'checkbox', id: `${id}-${j}`, value: o }), o]),
+            );
             nodes.push(el('fieldset', { id }, [el('legend', {}, [text(field.label, field.required)]), ...boxes]));
             break;
           }
@@ -404,11 +421,20 @@
             nodes.push(el('label', { class: 'check', for: id }, [el('input', { type: 'checkbox', id }), field.label]));
             break;
           case 'TEXTAREA':
-            nodes.push(el('label', { for: id }, [text(field.label, field.required)]), el('textarea', { id, required: field.required, maxlength: '5000' }));
+            nodes.push(
+              el('label', { for: id }, [text(field.label, field.required)]),
+              el('textarea', { id, required: field.required, maxlength: '5000' }),
+            );
             break;
           default: {
             const type = { NUMBER: 'number', EMAIL: 'email', PHONE: 'tel', DATE: 'date' }[field.type] ?? 'text';
-            const attrs = { id, type, required: field.required, ...(field.type === 'TEXT' ? { maxlength: '500' } : {}), ...(type === 'number' ? { step: 'any' } : {}) };
+            const attrs = {
+              id,
+              type,
+              required: field.required,
+              ...(field.type === 'TEXT' ? { maxlength: '500' } : {}),
+              ...(type === 'number' ? { step: 'any' } : {}),
+            };
             nodes.push(el('label', { for: id }, [text(field.label, field.required)]), el('input', attrs));
           }
         }
@@ -442,7 +468,12 @@
       const body = {
         event_type_id: this.eventTypeId,
         requested_time: slot.start,
-        attendee: { name: this.input('f-name').value.trim(), email: this.input('f-email').value.trim(), ...(phone ? { phone } : {}), timezone: this.zone },
+        attendee: {
+          name: this.input('f-name').value.trim(),
+          email: this.input('f-email').value.trim(),
+          ...(phone ? { phone } : {}),
+          timezone: this.zone,
+        },
         custom_fields: this.customValues(),
       };
       // The same request sent again (after a lost answer) keeps its key, so it cannot book twice.
@@ -469,9 +500,10 @@
     done(booking) {
       const when = `${longDay(localDate(new Date(booking.start_time), this.zone))}, ${hhmm(booking.start_time, this.zone)}–${hhmm(booking.end_time, this.zone)} (${this.zone})`;
       const what = this.eventType?.name ?? 'Your meeting';
-      const message = booking.status === 'PENDING_CONFIRMATION'
-        ? `Request received: ${what} on ${when}. It will be confirmed by the host; you will get an email at ${booking.attendee.email}.`
-        : `You're booked: ${what} on ${when}. A confirmation is on its way to ${booking.attendee.email}.`;
+      const message =
+        booking.status === 'PENDING_CONFIRMATION'
+          ? `Request received: ${what} on ${when}. It will be confirmed by the host; you will get an email at ${booking.attendee.email}.`
+          : `You're booked: ${what} on ${when}. A confirmation is on its way to ${booking.attendee.email}.`;
       const done = this.$('done');
       done.replaceChildren(el('p', {}, [message]), el('p', { class: 'muted' }, [`Reference: ${booking.id}`]));
       done.hidden = false;

@@ -37,4 +37,5 @@ export function bookingPage(eventTypeId: string, publishableKey: string): string
  * The page runs only its own origin's script and talks only to its own origin; inline styles
  * are the page's and the widget's shadow-root style element.
  */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";

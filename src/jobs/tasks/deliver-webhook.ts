@@ -15,7 +15,9 @@ export function deliveryClientOf(deps: WorkerDeps): DeliveryClient {
   let client = clients.get(deps);
   if (!client) {
     client = createDeliveryClient({
-      allowPrivate: deps.config.webhookAllowPrivateTargets, dnsServers: deps.config.dnsServers, caFile: deps.config.webhookCaFile,
+      allowPrivate: deps.config.webhookAllowPrivateTargets,
+      dnsServers: deps.config.dnsServers,
+      caFile: deps.config.webhookCaFile,
     });
     clients.set(deps, client);
   }

@@ -10,7 +10,10 @@ import { deliveryClientOf } from './deliver-webhook.ts';
  */
 export function dispatchEventTask(deps: WorkerDeps): TypedTask<'dispatch-event'> {
   return async ({ eventId }) => {
-    const sent = await dispatchEvent({ db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log }, eventId);
+    const sent = await dispatchEvent(
+      { db: deps.db, config: deps.config, now: deps.now, client: deliveryClientOf(deps), log: deps.log },
+      eventId,
+    );
     if (sent > 0) deps.log.debug({ eventId, sent }, 'webhook first attempts made');
   };
 }

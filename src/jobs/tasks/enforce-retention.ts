@@ -80,7 +80,10 @@ const BUDGET_MS = 120_000;
 /** Every 10 minutes (crontab in src/jobs/worker.ts). */
 export function enforceRetentionTask(deps: WorkerDeps): TypedTask<'enforce-retention'> {
   return async () => {
-    const result = await enforceRetention(deps.db, retentionTargets(deps.config), { batchSize: deps.config.retention.batchSize, budgetMs: BUDGET_MS });
+    const result = await enforceRetention(deps.db, retentionTargets(deps.config), {
+      batchSize: deps.config.retention.batchSize,
+      budgetMs: BUDGET_MS,
+    });
     const total = Object.values(result.deleted).reduce((a, b) => a + b, 0);
     if (total > 0 || !result.complete) deps.log.info({ ...result }, 'retention: deleted rows past their retention');
   };

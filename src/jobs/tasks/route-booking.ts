@@ -28,6 +28,7 @@ export function routeBookingTask(deps: WorkerDeps): TypedTask<'route-booking'> {
       await sleep(delay);
     }
     // Still held (a long transaction): the queue's retry routes it later.
-    if ((await route(payload.bookingId)) === 'busy') throw new Error(`booking ${payload.bookingId} is locked by another transaction; routing retries`);
+    if ((await route(payload.bookingId)) === 'busy')
+      throw new Error(`booking ${payload.bookingId} is locked by another transaction; routing retries`);
   };
 }

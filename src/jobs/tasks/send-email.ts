@@ -88,7 +88,14 @@ export function sendEmail(deps: WorkerDeps): TypedTask<'send-email'> {
     if (!deps.config.smtpUrl) {
       for (const email of due) {
         deps.log.info(
-          { emailId: email.id, bookingId: email.booking_id, to: email.to_address, subject: email.subject, text: email.text_body, ics: email.ics },
+          {
+            emailId: email.id,
+            bookingId: email.booking_id,
+            to: email.to_address,
+            subject: email.subject,
+            text: email.text_body,
+            ics: email.ics,
+          },
           'email logged (SMTP_URL is not set)',
         );
       }

@@ -48,12 +48,31 @@ describe('availability answer cache', async () => {
 
   it('applies now + minimum notice to a cached answer on every request', async () => {
     const cache = new MemoryFreeBusyCache(() => 0);
-    const early = starts(await availabilityBody(db.pool, cache, auth, { ...q, start_date: '2026-11-25', end_date: '2026-11-25' }, new Date('2026-11-25T06:00:00Z')));
+    const early = starts(
+      await availabilityBody(
+        db.pool,
+        cache,
+        auth,
+        { ...q, start_date: '2026-11-25', end_date: '2026-11-25' },
+        new Date('2026-11-25T06:00:00Z'),
+      ),
+    );
     assert.equal(early[0], '09:00');
     // 120 minutes of notice at 10:05 leaves 12:15 as the first start, from the same cache entry.
-    const later = starts(await availabilityBody(db.pool, cache, auth, { ...q, start_date: '2026-11-25', end_date: '2026-11-25' }, new Date('2026-11-25T10:05:00Z')));
+    const later = starts(
+      await availabilityBody(
+        db.pool,
+        cache,
+        auth,
+        { ...q, start_date: '2026-11-25', end_date: '2026-11-25' },
+        new Date('2026-11-25T10:05:00Z'),
+      ),
+    );
     assert.equal(later[0], '12:15');
-    assert.deepEqual(later, early.filter((s) => s >= '12:15'));
+    assert.deepEqual(
+      later,
+      early.filter((s) => s >= '12:15'),
+    );
   });
 
   it('works the same through the Redis cache shared by processes', { skip: await skipWithoutRedis() }, async () => {
@@ -66,7 +85,12 @@ describe('availability answer cache', async () => {
       const day = { ...q, start_date: '2026-11-27', end_date: '2026-11-27' };
       const first = starts(await availabilityBody(db.pool, apiProcess, auth, day, now));
       assert.ok(first.includes('11:00'));
-      await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-27T11:00:00Z', minutes: 30 });
+      await insertBooking(db.pool, {
+        eventTypeId: 'et_intro_call',
+        memberIds: [MEMBERS.amara],
+        start: '2026-11-27T11:00:00Z',
+        minutes: 30,
+      });
       assert.deepEqual(starts(await availabilityBody(db.pool, apiProcess, auth, day, now)), first, 'cached in Redis');
       await workerProcess.invalidate([MEMBERS.amara]);
       assert.ok(!starts(await availabilityBody(db.pool, apiProcess, auth, day, now)).includes('11:00'));

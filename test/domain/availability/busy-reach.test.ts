@@ -20,18 +20,43 @@ before(async () => {
   const seed = testSeed();
   const allWeek = [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }];
   const type = (id: string, duration: number, bufferAfter: number) => ({
-    id, team_id: 'team_reach', name: id, slug: id.replace('_', '-'), description: null, duration, slot_interval: 30, buffer_before: 0, buffer_after: bufferAfter,
-    minimum_booking_notice: 0, scheduling_type: 'SOLO', requires_confirmation: false, workload: { prep: 0, meeting: duration, implementation: 0, admin: 0 },
+    id,
+    team_id: 'team_reach',
+    name: id,
+    slug: id.replace('_', '-'),
+    description: null,
+    duration,
+    slot_interval: 30,
+    buffer_before: 0,
+    buffer_after: bufferAfter,
+    minimum_booking_notice: 0,
+    scheduling_type: 'SOLO',
+    requires_confirmation: false,
+    workload: { prep: 0, meeting: duration, implementation: 0, admin: 0 },
     custom_fields: [],
   });
   seed.organizations.push({
-    id: 'org_reach', name: 'Reach', cancellation_policy: { enabled: true, cutoff_minutes: 0 },
+    id: 'org_reach',
+    name: 'Reach',
+    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
     teams: [{ id: 'team_reach', name: 'Reach' }],
-    members: [{
-      // UTC+14: a local day runs from 10:00 UTC the day before
-      id: HOST, team_id: 'team_reach', name: 'Kiri', email: 'kiri@reach.example', avatar_url: null, role: 'MEMBER', skills: [], is_active: true,
-      timezone: 'Pacific/Kiritimati', max_bookings_per_day: 1, working_hours: allWeek, out_of_office: [],
-    }],
+    members: [
+      {
+        // UTC+14: a local day runs from 10:00 UTC the day before
+        id: HOST,
+        team_id: 'team_reach',
+        name: 'Kiri',
+        email: 'kiri@reach.example',
+        avatar_url: null,
+        role: 'MEMBER',
+        skills: [],
+        is_active: true,
+        timezone: 'Pacific/Kiritimati',
+        max_bookings_per_day: 1,
+        working_hours: allWeek,
+        out_of_office: [],
+      },
+    ],
     event_types: [type('et_short', 30, 0), type('et_long', 1440, 1440)],
     calendars: [],
     api_keys: [],

@@ -8,7 +8,15 @@ import { localDayOf } from '../../../src/domain/availability/zone-days.ts';
 const ALL_DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 
 function host(timezone: string, start: string, end: string, extra: Partial<HostInput> = {}): HostInput {
-  return { id: 'h', timezone, workingHours: [{ days: ALL_DAYS, start, end }], maxBookingsPerDay: 10, busy: [], bookingStarts: [], ...extra };
+  return {
+    id: 'h',
+    timezone,
+    workingHours: [{ days: ALL_DAYS, start, end }],
+    maxBookingsPerDay: 10,
+    busy: [],
+    bookingStarts: [],
+    ...extra,
+  };
 }
 
 function slots(h: HostInput, from: string, to: string, duration = 60, slotInterval = duration) {
@@ -22,25 +30,38 @@ describe('named DST cases', () => {
   it('America/New_York spring forward (8 Mar 2026): the working day loses its missing hour', () => {
     const got = slots(host('America/New_York', '00:00', '06:00'), '2026-03-08T00:00:00Z', '2026-03-08T12:00:00Z');
     assert.deepEqual(got, ['2026-03-08T05:00', '2026-03-08T06:00', '2026-03-08T07:00', '2026-03-08T08:00', '2026-03-08T09:00']);
-    assert.deepEqual(got.map((s) => local(s, 'America/New_York')), ['00:00', '01:00', '03:00', '04:00', '05:00']);
+    assert.deepEqual(
+      got.map((s) => local(s, 'America/New_York')),
+      ['00:00', '01:00', '03:00', '04:00', '05:00'],
+    );
   });
 
   it('America/New_York: 09:00 is 14:00 UTC before the change and 13:00 UTC after', () => {
     const h = host('America/New_York', '09:00', '10:00');
     assert.deepEqual(slots(h, '2026-03-06T00:00:00Z', '2026-03-10T00:00:00Z'), [
-      '2026-03-06T14:00', '2026-03-07T14:00', '2026-03-08T13:00', '2026-03-09T13:00',
+      '2026-03-06T14:00',
+      '2026-03-07T14:00',
+      '2026-03-08T13:00',
+      '2026-03-09T13:00',
     ]);
   });
 
   it('America/New_York fall back (1 Nov 2026): the repeated hour is worked twice', () => {
     const got = slots(host('America/New_York', '00:00', '06:00'), '2026-11-01T00:00:00Z', '2026-11-01T12:00:00Z');
     assert.equal(got.length, 7);
-    assert.deepEqual(got.map((s) => local(s, 'America/New_York')), ['00:00', '01:00', '01:00', '02:00', '03:00', '04:00', '05:00']);
+    assert.deepEqual(
+      got.map((s) => local(s, 'America/New_York')),
+      ['00:00', '01:00', '01:00', '02:00', '03:00', '04:00', '05:00'],
+    );
   });
 
   it('America/New_York fall back: an ambiguous start takes its first occurrence', () => {
     assert.deepEqual(slots(host('America/New_York', '01:30', '03:00'), '2026-11-01T00:00:00Z', '2026-11-01T12:00:00Z', 30), [
-      '2026-11-01T05:30', '2026-11-01T06:00', '2026-11-01T06:30', '2026-11-01T07:00', '2026-11-01T07:30',
+      '2026-11-01T05:30',
+      '2026-11-01T06:00',
+      '2026-11-01T06:30',
+      '2026-11-01T07:00',
+      '2026-11-01T07:30',
     ]);
   });
 
@@ -52,9 +73,17 @@ describe('named DST cases', () => {
 
   it('Europe/London: 3 working hours on the spring day, 5 on the autumn day', () => {
     const h = host('Europe/London', '00:00', '04:00');
-    assert.deepEqual(slots(h, '2026-03-29T00:00:00Z', '2026-03-29T12:00:00Z'), ['2026-03-29T00:00', '2026-03-29T01:00', '2026-03-29T02:00']);
+    assert.deepEqual(slots(h, '2026-03-29T00:00:00Z', '2026-03-29T12:00:00Z'), [
+      '2026-03-29T00:00',
+      '2026-03-29T01:00',
+      '2026-03-29T02:00',
+    ]);
     assert.deepEqual(slots(h, '2026-10-24T22:00:00Z', '2026-10-25T12:00:00Z'), [
-      '2026-10-24T23:00', '2026-10-25T00:00', '2026-10-25T01:00', '2026-10-25T02:00', '2026-10-25T03:00',
+      '2026-10-24T23:00',
+      '2026-10-25T00:00',
+      '2026-10-25T01:00',
+      '2026-10-25T02:00',
+      '2026-10-25T03:00',
     ]);
   });
 
@@ -63,7 +92,10 @@ describe('named DST cases', () => {
     // 4 Oct 2026: 02:00 (+10:30) becomes 02:30 (+11): 2.5 working hours.
     const spring = slots(h, '2026-10-03T12:00:00Z', '2026-10-03T20:00:00Z', 30);
     assert.deepEqual(spring, ['2026-10-03T14:30', '2026-10-03T15:00', '2026-10-03T15:30', '2026-10-03T16:00', '2026-10-03T16:30']);
-    assert.deepEqual(spring.map((s) => local(s, 'Australia/Lord_Howe')), ['01:00', '01:30', '02:30', '03:00', '03:30']);
+    assert.deepEqual(
+      spring.map((s) => local(s, 'Australia/Lord_Howe')),
+      ['01:00', '01:30', '02:30', '03:00', '03:30'],
+    );
     // 5 Apr 2026: 02:00 (+11) becomes 01:30 (+10:30): 3.5 working hours.
     const autumn = slots(h, '2026-04-04T12:00:00Z', '2026-04-04T20:00:00Z', 30);
     assert.equal(autumn.length, 7);

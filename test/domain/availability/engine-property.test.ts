@@ -12,10 +12,19 @@ import { computeSlots, hostSlotStarts } from '../../../src/domain/availability/e
  */
 
 const MIN = 60_000;
-const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Auckland', 'America/Los_Angeles', 'Asia/Tokyo'];
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/London',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Auckland',
+  'America/Los_Angeles',
+  'Asia/Tokyo',
+];
 // Around the 2026 transitions of the zones above, where bugs live.
-const BASES = ['2026-03-08', '2026-11-01', '2026-03-29', '2026-10-25', '2026-04-05', '2026-10-04', '2026-09-27', '2026-06-15'].map(
-  (d) => Date.parse(`${d}T00:00:00Z`),
+const BASES = ['2026-03-08', '2026-11-01', '2026-03-29', '2026-10-25', '2026-04-05', '2026-10-04', '2026-09-27', '2026-06-15'].map((d) =>
+  Date.parse(`${d}T00:00:00Z`),
 );
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 
@@ -28,7 +37,14 @@ function oracleInstant(zone: string, date: DateTime, minuteOfDay: number): numbe
   for (const shift of [-120, -60, -30, 0, 30, 60, 120]) {
     const t = guess.toMillis() + shift * MIN;
     const local = DateTime.fromMillis(t, { zone });
-    if (local.year === wall.year && local.month === wall.month && local.day === wall.day && local.hour === wall.hour && local.minute === wall.minute) matches.push(t);
+    if (
+      local.year === wall.year &&
+      local.month === wall.month &&
+      local.day === wall.day &&
+      local.hour === wall.hour &&
+      local.minute === wall.minute
+    )
+      matches.push(t);
   }
   return matches.length > 0 ? Math.min(...matches) : guess.toMillis();
 }
@@ -98,10 +114,15 @@ const hostArb = (from: number, span: number) =>
     ),
     maxBookingsPerDay: fc.integer({ min: 0, max: 4 }),
     busy: fc.array(
-      fc.record({ s: minuteOf(-600, span + 600), len: minuteOf(1, 240) }).map((x) => ({ start: from + x.s * MIN, end: from + (x.s + x.len) * MIN })),
+      fc
+        .record({ s: minuteOf(-600, span + 600), len: minuteOf(1, 240) })
+        .map((x) => ({ start: from + x.s * MIN, end: from + (x.s + x.len) * MIN })),
       { maxLength: 8 },
     ),
-    bookingStarts: fc.array(minuteOf(-1440, span + 1440).map((m) => from + m * MIN), { maxLength: 6 }),
+    bookingStarts: fc.array(
+      minuteOf(-1440, span + 1440).map((m) => from + m * MIN),
+      { maxLength: 6 },
+    ),
   });
 
 const caseArb = fc
@@ -123,7 +144,7 @@ const caseArb = fc
   });
 
 describe('availability engine vs a minute-by-minute oracle', () => {
-  it('each host: exactly the oracle\'s slot starts (inside working hours, clear of busy time, notice and cap)', () => {
+  it("each host: exactly the oracle's slot starts (inside working hours, clear of busy time, notice and cap)", () => {
     fc.assert(
       fc.property(caseArb, ({ hosts, rules }) => {
         for (const h of hosts) assert.deepEqual(hostSlotStarts(h, rules), oracleHost(h, rules));
@@ -138,14 +159,23 @@ describe('availability engine vs a minute-by-minute oracle', () => {
         const each = hosts.map((h) => new Set(oracleHost(h, rules)));
         const union = computeSlots(hosts, rules, false);
         const expectedStarts = [...new Set(each.flatMap((s) => [...s]))].sort((a, b) => a - b);
-        assert.deepEqual(union.map((s) => s.start), expectedStarts);
+        assert.deepEqual(
+          union.map((s) => s.start),
+          expectedStarts,
+        );
         for (const slot of union) {
           assert.equal(slot.end - slot.start, rules.duration * MIN);
-          assert.deepEqual(slot.memberIds, hosts.filter((_, i) => each[i].has(slot.start)).map((h) => h.id));
+          assert.deepEqual(
+            slot.memberIds,
+            hosts.filter((_, i) => each[i].has(slot.start)).map((h) => h.id),
+          );
         }
         const collective = computeSlots(hosts, rules, true);
         for (const slot of collective) for (const s of each) assert.ok(s.has(slot.start), 'COLLECTIVE ⊆ every host');
-        assert.deepEqual(collective.map((s) => s.start), expectedStarts.filter((t) => each.every((s) => s.has(t))));
+        assert.deepEqual(
+          collective.map((s) => s.start),
+          expectedStarts.filter((t) => each.every((s) => s.has(t))),
+        );
       }),
       { numRuns: 100 },
     );

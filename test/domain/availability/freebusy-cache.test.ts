@@ -8,7 +8,6 @@ import type { FreeBusyCache } from '../../../src/domain/availability/freebusy-ca
 import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { TEST_REDIS_URL, skipWithoutRedis } from '../../helpers/redis.ts';
 
-
 function contract(name: string, make: () => { cache: FreeBusyCache; advance?: (ms: number) => void }) {
   describe(name, () => {
     it('returns what was set, per member and key', async () => {
@@ -74,7 +73,12 @@ describe('RedisFreeBusyCache', { skip: await skipWithoutRedis() }, () => {
 
 describe('RedisFreeBusyCache without Redis', () => {
   it('fails open when Redis is unreachable', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => {});
     const cache = new RedisFreeBusyCache(dead);
     await cache.set('m', 'k', 1);
@@ -103,7 +107,9 @@ describe('FREEBUSY_CACHE', () => {
   });
 
   it('refuses any other value', () => {
-    assert.throws(() => loadConfig({ FREEBUSY_CACHE: 'no' }), (err: unknown) =>
-      err instanceof ConfigError && err.message === 'FREEBUSY_CACHE: must be on or off, got "no"');
+    assert.throws(
+      () => loadConfig({ FREEBUSY_CACHE: 'no' }),
+      (err: unknown) => err instanceof ConfigError && err.message === 'FREEBUSY_CACHE: must be on or off, got "no"',
+    );
   });
 });

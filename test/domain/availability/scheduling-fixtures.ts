@@ -27,24 +27,52 @@ export async function insertBooking(pool: Pool, b: TestBooking): Promise<string>
   await pool.query(
     `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee, assigned_to_id, host_ids)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [id, b.organizationId ?? 'org_northwind', mode, b.eventTypeId, status, start, end, { name: 'A', email: 'a@example.com' }, b.memberIds[0], b.memberIds],
+    [
+      id,
+      b.organizationId ?? 'org_northwind',
+      mode,
+      b.eventTypeId,
+      status,
+      start,
+      end,
+      { name: 'A', email: 'a@example.com' },
+      b.memberIds[0],
+      b.memberIds,
+    ],
   );
   const active = ['DRAFT', 'SCHEDULED', 'PENDING_CONFIRMATION', 'RESCHEDULED'].includes(status);
   for (const m of b.memberIds) {
     await pool.query(
       `insert into booking_members (booking_id, member_id, mode, start_time, during, active) values ($1, $2, $3, $4, tstzrange($5, $6, '[)'), $7)`,
-      [id, m, mode, start, new Date(start.getTime() - (b.bufferBefore ?? 0) * MIN), new Date(end.getTime() + (b.bufferAfter ?? 0) * MIN), active],
+      [
+        id,
+        m,
+        mode,
+        start,
+        new Date(start.getTime() - (b.bufferBefore ?? 0) * MIN),
+        new Date(end.getTime() + (b.bufferAfter ?? 0) * MIN),
+        active,
+      ],
     );
   }
   return id;
 }
 
 export async function insertOutOfOffice(pool: Pool, memberId: string, start: string, end: string): Promise<void> {
-  await pool.query('insert into out_of_office (member_id, start_time, end_time, reason) values ($1, $2, $3, $4)', [memberId, start, end, 'holiday']);
+  await pool.query('insert into out_of_office (member_id, start_time, end_time, reason) values ($1, $2, $3, $4)', [
+    memberId,
+    start,
+    end,
+    'holiday',
+  ]);
 }
 
 /** A fresh key of org_northwind holding only `scopes`. */
-export async function keyWith(pool: Pool, scopes: string[], opts: { type?: 'secret' | 'publishable'; mode?: 'test' | 'live' } = {}): Promise<string> {
+export async function keyWith(
+  pool: Pool,
+  scopes: string[],
+  opts: { type?: 'secret' | 'publishable'; mode?: 'test' | 'live' } = {},
+): Promise<string> {
   const created = await createKey(pool, {
     organizationId: 'org_northwind',
     name: `scoped ${scopes.join(' ')}`,

@@ -12,13 +12,69 @@ type Outcome = 'apply' | 'noop' | 'terminal' | 'conflict';
  * independently of the table under test: one row per operation, one column per status.
  */
 const EXPECTED: Record<Operation, Record<BookingStatus, Outcome>> = {
-  route: { DRAFT: 'apply', SCHEDULED: 'conflict', PENDING_CONFIRMATION: 'conflict', RESCHEDULED: 'conflict', CANCELLED: 'conflict', COMPLETED: 'conflict', NO_SHOW: 'conflict' },
-  confirm: { DRAFT: 'conflict', SCHEDULED: 'noop', PENDING_CONFIRMATION: 'apply', RESCHEDULED: 'apply', CANCELLED: 'conflict', COMPLETED: 'conflict', NO_SHOW: 'conflict' },
-  complete: { DRAFT: 'conflict', SCHEDULED: 'apply', PENDING_CONFIRMATION: 'conflict', RESCHEDULED: 'apply', CANCELLED: 'conflict', COMPLETED: 'noop', NO_SHOW: 'conflict' },
-  no_show: { DRAFT: 'conflict', SCHEDULED: 'apply', PENDING_CONFIRMATION: 'conflict', RESCHEDULED: 'apply', CANCELLED: 'conflict', COMPLETED: 'conflict', NO_SHOW: 'noop' },
-  cancel: { DRAFT: 'apply', SCHEDULED: 'apply', PENDING_CONFIRMATION: 'apply', RESCHEDULED: 'apply', CANCELLED: 'conflict', COMPLETED: 'terminal', NO_SHOW: 'terminal' },
-  reschedule: { DRAFT: 'conflict', SCHEDULED: 'apply', PENDING_CONFIRMATION: 'conflict', RESCHEDULED: 'apply', CANCELLED: 'conflict', COMPLETED: 'conflict', NO_SHOW: 'conflict' },
-  update_attendee: { DRAFT: 'conflict', SCHEDULED: 'apply', PENDING_CONFIRMATION: 'apply', RESCHEDULED: 'apply', CANCELLED: 'terminal', COMPLETED: 'terminal', NO_SHOW: 'terminal' },
+  route: {
+    DRAFT: 'apply',
+    SCHEDULED: 'conflict',
+    PENDING_CONFIRMATION: 'conflict',
+    RESCHEDULED: 'conflict',
+    CANCELLED: 'conflict',
+    COMPLETED: 'conflict',
+    NO_SHOW: 'conflict',
+  },
+  confirm: {
+    DRAFT: 'conflict',
+    SCHEDULED: 'noop',
+    PENDING_CONFIRMATION: 'apply',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'conflict',
+    COMPLETED: 'conflict',
+    NO_SHOW: 'conflict',
+  },
+  complete: {
+    DRAFT: 'conflict',
+    SCHEDULED: 'apply',
+    PENDING_CONFIRMATION: 'conflict',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'conflict',
+    COMPLETED: 'noop',
+    NO_SHOW: 'conflict',
+  },
+  no_show: {
+    DRAFT: 'conflict',
+    SCHEDULED: 'apply',
+    PENDING_CONFIRMATION: 'conflict',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'conflict',
+    COMPLETED: 'conflict',
+    NO_SHOW: 'noop',
+  },
+  cancel: {
+    DRAFT: 'apply',
+    SCHEDULED: 'apply',
+    PENDING_CONFIRMATION: 'apply',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'conflict',
+    COMPLETED: 'terminal',
+    NO_SHOW: 'terminal',
+  },
+  reschedule: {
+    DRAFT: 'conflict',
+    SCHEDULED: 'apply',
+    PENDING_CONFIRMATION: 'conflict',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'conflict',
+    COMPLETED: 'conflict',
+    NO_SHOW: 'conflict',
+  },
+  update_attendee: {
+    DRAFT: 'conflict',
+    SCHEDULED: 'apply',
+    PENDING_CONFIRMATION: 'apply',
+    RESCHEDULED: 'apply',
+    CANCELLED: 'terminal',
+    COMPLETED: 'terminal',
+    NO_SHOW: 'terminal',
+  },
 };
 
 describe('booking state machine', () => {
@@ -30,7 +86,10 @@ describe('booking state machine', () => {
         if (expected === 'apply') assert.deepEqual(requireTransition(op, status), { noop: false });
         else if (expected === 'noop') assert.deepEqual(requireTransition(op, status), { noop: true });
         else if (expected === 'terminal') {
-          assert.throws(() => requireTransition(op, status), (e) => e instanceof PreconditionFailed && e.code === 'terminal_state');
+          assert.throws(
+            () => requireTransition(op, status),
+            (e) => e instanceof PreconditionFailed && e.code === 'terminal_state',
+          );
         } else assert.throws(() => requireTransition(op, status), Conflict);
       });
     }

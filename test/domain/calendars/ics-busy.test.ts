@@ -39,14 +39,25 @@ describe('busyFromIcs options', () => {
 describe('busyFromIcs zones', () => {
   /** A VTIMEZONE whose observance repeats hourly from 1601: 3.7 million steps to expand. */
   const runaway = (tzid: string) => [
-    'BEGIN:VTIMEZONE', `TZID:${tzid}`, 'BEGIN:STANDARD', 'DTSTART:16010101T000000', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0100',
-    'RRULE:FREQ=HOURLY', 'END:STANDARD', 'END:VTIMEZONE',
+    'BEGIN:VTIMEZONE',
+    `TZID:${tzid}`,
+    'BEGIN:STANDARD',
+    'DTSTART:16010101T000000',
+    'TZOFFSETFROM:+0100',
+    'TZOFFSETTO:+0100',
+    'RRULE:FREQ=HOURLY',
+    'END:STANDARD',
+    'END:VTIMEZONE',
   ];
 
   it('drops a VTIMEZONE that would take too long to expand, and falls back to its TZID as a zone name', () => {
     const started = performance.now();
     const event = (uid: string, tzid: string) => [
-      'BEGIN:VEVENT', `UID:${uid}`, `DTSTART;TZID=${tzid}:20260401T100000`, 'DURATION:PT1H', 'END:VEVENT',
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      `DTSTART;TZID=${tzid}:20260401T100000`,
+      'DURATION:PT1H',
+      'END:VEVENT',
     ];
     const known = busyFromIcs(calendar(...runaway('Europe/Berlin'), ...event('a', 'Europe/Berlin')), opts);
     assert.deepEqual(iso(known.blocks), ['2026-04-01T08:00:00.000Z/2026-04-01T09:00:00.000Z']);
@@ -76,9 +87,19 @@ describe('busyFromIcs zones', () => {
   it('reads the same TZID differently in two files when their VTIMEZONEs differ', () => {
     const file = (offset: string) =>
       calendar(
-        'BEGIN:VTIMEZONE', 'TZID:Customized Time Zone', 'BEGIN:STANDARD', 'DTSTART:19700101T000000', `TZOFFSETFROM:${offset}`,
-        `TZOFFSETTO:${offset}`, 'END:STANDARD', 'END:VTIMEZONE',
-        'BEGIN:VEVENT', 'UID:c', 'DTSTART;TZID=Customized Time Zone:20260401T120000', 'DURATION:PT1H', 'END:VEVENT',
+        'BEGIN:VTIMEZONE',
+        'TZID:Customized Time Zone',
+        'BEGIN:STANDARD',
+        'DTSTART:19700101T000000',
+        `TZOFFSETFROM:${offset}`,
+        `TZOFFSETTO:${offset}`,
+        'END:STANDARD',
+        'END:VTIMEZONE',
+        'BEGIN:VEVENT',
+        'UID:c',
+        'DTSTART;TZID=Customized Time Zone:20260401T120000',
+        'DURATION:PT1H',
+        'END:VEVENT',
       );
     assert.equal(busyFromIcs(file('+0300'), opts).blocks[0].start.toISOString(), '2026-04-01T09:00:00.000Z');
     assert.equal(busyFromIcs(file('-0300'), opts).blocks[0].start.toISOString(), '2026-04-01T15:00:00.000Z');
@@ -86,11 +107,21 @@ describe('busyFromIcs zones', () => {
 });
 
 describe('busyFromIcs events', () => {
-  it('skips a whole event as the service\'s own when any of its components carries X-BOOKING-ID', () => {
+  it("skips a whole event as the service's own when any of its components carries X-BOOKING-ID", () => {
     const result = busyFromIcs(
       calendar(
-        'BEGIN:VEVENT', 'UID:own', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=3', 'END:VEVENT',
-        'BEGIN:VEVENT', 'UID:own', 'RECURRENCE-ID:20260402T100000Z', 'DTSTART:20260402T120000Z', 'DURATION:PT1H', 'X-BOOKING-ID:bk_1',
+        'BEGIN:VEVENT',
+        'UID:own',
+        'DTSTART:20260401T100000Z',
+        'DURATION:PT1H',
+        'RRULE:FREQ=DAILY;COUNT=3',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:own',
+        'RECURRENCE-ID:20260402T100000Z',
+        'DTSTART:20260402T120000Z',
+        'DURATION:PT1H',
+        'X-BOOKING-ID:bk_1',
         'END:VEVENT',
       ),
       opts,
@@ -104,8 +135,17 @@ describe('busyFromIcs events', () => {
   it('counts what it can read of an event whose override is broken, and counts the event as skipped', () => {
     const result = busyFromIcs(
       calendar(
-        'BEGIN:VEVENT', 'UID:half', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=2', 'END:VEVENT',
-        'BEGIN:VEVENT', 'UID:half', 'RECURRENCE-ID:20260402T100000Z', 'DTSTART;TZID=Nowhere/Land:20260402T120000', 'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:half',
+        'DTSTART:20260401T100000Z',
+        'DURATION:PT1H',
+        'RRULE:FREQ=DAILY;COUNT=2',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:half',
+        'RECURRENCE-ID:20260402T100000Z',
+        'DTSTART;TZID=Nowhere/Land:20260402T120000',
+        'END:VEVENT',
       ),
       opts,
     );
@@ -119,10 +159,25 @@ describe('busyFromIcs events', () => {
   it('loses only the event with a lost END line, not the events after it', () => {
     const result = busyFromIcs(
       calendar(
-        'BEGIN:VEVENT', 'UID:no-end-alarm', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'BEGIN:VALARM', 'TRIGGER:-PT5M', 'END:VEVENT',
-        'BEGIN:VEVENT', 'UID:no-end', 'DTSTART:20260402T100000Z', 'DURATION:PT1H',
-        'BEGIN:VEVENT', 'UID:fine', 'DTSTART:20260403T100000Z', 'DURATION:PT1H', 'END:VEVENT',
-        'BEGIN:VEVENT', 'UID:truncated', 'DTSTART:20260404T100000Z',
+        'BEGIN:VEVENT',
+        'UID:no-end-alarm',
+        'DTSTART:20260401T100000Z',
+        'DURATION:PT1H',
+        'BEGIN:VALARM',
+        'TRIGGER:-PT5M',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:no-end',
+        'DTSTART:20260402T100000Z',
+        'DURATION:PT1H',
+        'BEGIN:VEVENT',
+        'UID:fine',
+        'DTSTART:20260403T100000Z',
+        'DURATION:PT1H',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:truncated',
+        'DTSTART:20260404T100000Z',
       ),
       opts,
     );
@@ -134,8 +189,17 @@ describe('busyFromIcs events', () => {
   it('moves instances from before the window into it when a THISANDFUTURE override shifts them later', () => {
     const result = busyFromIcs(
       calendar(
-        'BEGIN:VEVENT', 'UID:t', 'DTSTART:20250106T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY', 'END:VEVENT',
-        'BEGIN:VEVENT', 'UID:t', 'RECURRENCE-ID;RANGE=THISANDFUTURE:20250602T100000Z', 'DTSTART:20250702T100000Z', 'DURATION:PT1H',
+        'BEGIN:VEVENT',
+        'UID:t',
+        'DTSTART:20250106T100000Z',
+        'DURATION:PT1H',
+        'RRULE:FREQ=WEEKLY',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:t',
+        'RECURRENCE-ID;RANGE=THISANDFUTURE:20250602T100000Z',
+        'DTSTART:20250702T100000Z',
+        'DURATION:PT1H',
         'END:VEVENT',
       ),
       { ...opts, windowEnd: new Date('2026-03-15T00:00:00Z') },

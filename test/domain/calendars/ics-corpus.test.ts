@@ -14,11 +14,37 @@ const corpus = icsCorpus();
 
 /** Every rule of docs/calendars.md "Busy time" must have a case in the corpus. */
 const RULES = [
-  'rrule-count', 'rrule-until', 'rrule-byday', 'rrule-interval', 'rrule-no-end', 'rdate', 'exdate',
-  'override-moved', 'override-cancelled', 'thisandfuture', 'allday', 'multiday-allday', 'allday-no-dtend',
-  'no-dtend-datetime', 'duration', 'floating', 'tzid-vtimezone-dst', 'tzid-iana-no-vtimezone', 'windows-tz-vtimezone',
-  'windows-tz-no-vtimezone', 'unknown-tz', 'transparent', 'cancelled', 'tentative', 'own-event', 'unparseable',
-  'clipping', 'iteration-cap', 'line-folding', 'crlf', 'lf',
+  'rrule-count',
+  'rrule-until',
+  'rrule-byday',
+  'rrule-interval',
+  'rrule-no-end',
+  'rdate',
+  'exdate',
+  'override-moved',
+  'override-cancelled',
+  'thisandfuture',
+  'allday',
+  'multiday-allday',
+  'allday-no-dtend',
+  'no-dtend-datetime',
+  'duration',
+  'floating',
+  'tzid-vtimezone-dst',
+  'tzid-iana-no-vtimezone',
+  'windows-tz-vtimezone',
+  'windows-tz-no-vtimezone',
+  'unknown-tz',
+  'transparent',
+  'cancelled',
+  'tentative',
+  'own-event',
+  'unparseable',
+  'clipping',
+  'iteration-cap',
+  'line-folding',
+  'crlf',
+  'lf',
 ];
 
 describe('iCalendar corpus', () => {
@@ -27,8 +53,16 @@ describe('iCalendar corpus', () => {
     const expectations = fs.readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.expected.json'));
     assert.equal(expectations.length, corpus.length, 'an .expected.json without its .ics');
     const covered = new Set(corpus.flatMap((c) => c.expected.covers));
-    assert.deepEqual(RULES.filter((r) => !covered.has(r)), [], 'rules without a case');
-    assert.deepEqual([...covered].filter((r) => !RULES.includes(r)), [], 'unknown rule tags');
+    assert.deepEqual(
+      RULES.filter((r) => !covered.has(r)),
+      [],
+      'rules without a case',
+    );
+    assert.deepEqual(
+      [...covered].filter((r) => !RULES.includes(r)),
+      [],
+      'unknown rule tags',
+    );
     for (const c of corpus) {
       const crlf = c.ics.includes('\r\n');
       assert.equal(c.expected.covers.includes('crlf'), crlf, `${c.name}: the crlf tag must match the file`);

@@ -9,7 +9,13 @@ import { MEMBERS, testSeed } from '../../helpers/fixtures.ts';
 
 describe('calendar URL rules', () => {
   it('https anywhere, private addresses included; http only on loopback', () => {
-    for (const ok of ['https://caldav.icloud.com/', 'https://10.0.0.5/remote.php/dav/', 'http://127.0.0.1:5232/u/c/', 'http://localhost/dav/', 'http://[::1]:8/']) {
+    for (const ok of [
+      'https://caldav.icloud.com/',
+      'https://10.0.0.5/remote.php/dav/',
+      'http://127.0.0.1:5232/u/c/',
+      'http://localhost/dav/',
+      'http://[::1]:8/',
+    ]) {
       assert.doesNotThrow(() => checkCalendarUrl(ok), ok);
     }
     assert.throws(() => checkCalendarUrl('http://10.0.0.5/dav/'), /must use https \(http is allowed only on a loopback host\)/);
@@ -20,11 +26,16 @@ describe('calendar URL rules', () => {
   });
 });
 
-describe('the seed file\'s calendar connection', () => {
+describe("the seed file's calendar connection", () => {
   const withConnection = (provider: string, connection: unknown) => {
     const seed = testSeed();
     seed.organizations[0].calendars.push({
-      id: 'cal_x', userId: MEMBERS.amara, teamId: 'team_advisors', provider, calendarId: 'x', connection,
+      id: 'cal_x',
+      userId: MEMBERS.amara,
+      teamId: 'team_advisors',
+      provider,
+      calendarId: 'x',
+      connection,
     });
     return seed;
   };
@@ -32,33 +43,54 @@ describe('the seed file\'s calendar connection', () => {
   it('is accepted for CALDAV and APPLE', () => {
     for (const provider of ['CALDAV', 'APPLE']) {
       const parsed = validateSeed(withConnection(provider, { url: 'https://dav.example.com/cal/', username: 'u', password: 'p' }));
-      assert.deepEqual(parsed.organizations[0].calendars.at(-1)!.connection, { url: 'https://dav.example.com/cal/', username: 'u', password: 'p' });
+      assert.deepEqual(parsed.organizations[0].calendars.at(-1)!.connection, {
+        url: 'https://dav.example.com/cal/',
+        username: 'u',
+        password: 'p',
+      });
     }
   });
 
   it('is refused for GOOGLE and MICROSOFT, for a bad URL, and never echoes the password', () => {
-    assert.throws(() => validateSeed(withConnection('GOOGLE', { url: 'https://x.example/', username: 'u', password: 'p' })),
-      (e: Error) => e instanceof SeedError && /calendars\[\d+\]\.connection: only CALDAV and APPLE calendars can be connected; GOOGLE is metadata only/.test(e.message));
-    assert.throws(() => validateSeed(withConnection('CALDAV', { url: 'http://dav.example.com/', username: 'u', password: 'p' })),
-      /connection\.url: must use https/);
-    assert.throws(() => validateSeed(withConnection('CALDAV', { url: 'https://dav.example.com/', username: 'u', password: 42 })),
-      (e: Error) => /connection\.password: expected a non-empty string/.test(e.message) && !e.message.includes('42'));
-    assert.throws(() => validateSeed(withConnection('CALDAV', { url: 'https://dav.example.com/', username: 'u', password: 'p', token: 'x' })),
-      /connection\.token: unknown field/);
+    assert.throws(
+      () => validateSeed(withConnection('GOOGLE', { url: 'https://x.example/', username: 'u', password: 'p' })),
+      (e: Error) =>
+        e instanceof SeedError &&
+        /calendars\[\d+\]\.connection: only CALDAV and APPLE calendars can be connected; GOOGLE is metadata only/.test(e.message),
+    );
+    assert.throws(
+      () => validateSeed(withConnection('CALDAV', { url: 'http://dav.example.com/', username: 'u', password: 'p' })),
+      /connection\.url: must use https/,
+    );
+    assert.throws(
+      () => validateSeed(withConnection('CALDAV', { url: 'https://dav.example.com/', username: 'u', password: 42 })),
+      (e: Error) => /connection\.password: expected a non-empty string/.test(e.message) && !e.message.includes('42'),
+    );
+    assert.throws(
+      () => validateSeed(withConnection('CALDAV', { url: 'https://dav.example.com/', username: 'u', password: 'p', token: 'x' })),
+      /connection\.token: unknown field/,
+    );
   });
 });
 
-describe('the event written to a host\'s calendar', () => {
+describe("the event written to a host's calendar", () => {
   it('folds lines at 75 octets without splitting a character, and escapes text', () => {
     const long = `SUMMARY:${'é'.repeat(60)}`;
     const folded = fold(long);
     for (const line of folded.split('\r\n')) assert.ok(Buffer.byteLength(line, 'utf8') <= 75);
     assert.equal(folded.replace(/\r\n /g, ''), long);
     const text = renderCalendarEvent({
-      uid: 'bkg_1@booking-service', bookingId: 'bkg_2', sequence: 3, stamp: new Date('2026-12-01T00:00:00Z'),
-      start: new Date('2026-12-02T10:00:00Z'), end: new Date('2026-12-02T10:30:00Z'), status: 'TENTATIVE',
-      summary: 'Intro; call, with "Ada"', description: 'line 1\nline 2',
-      organizer: { name: 'Amara, O.', email: 'amara@example.com' }, attendees: [{ name: 'Ada', email: 'ada@example.com' }],
+      uid: 'bkg_1@booking-service',
+      bookingId: 'bkg_2',
+      sequence: 3,
+      stamp: new Date('2026-12-01T00:00:00Z'),
+      start: new Date('2026-12-02T10:00:00Z'),
+      end: new Date('2026-12-02T10:30:00Z'),
+      status: 'TENTATIVE',
+      summary: 'Intro; call, with "Ada"',
+      description: 'line 1\nline 2',
+      organizer: { name: 'Amara, O.', email: 'amara@example.com' },
+      attendees: [{ name: 'Ada', email: 'ada@example.com' }],
     });
     assert.match(text, /^SUMMARY:Intro\\; call\\, with "Ada"\r$/m);
     assert.match(text, /^DESCRIPTION:line 1\\nline 2\r$/m);
@@ -75,15 +107,18 @@ describe('WebDAV answers', () => {
     assert.equal(xmlText('x&#0;y\u0000z'), 'xyz');
     assert.equal(xmlText('&unknown; &#xFFFFFFF;'), '&unknown; &#xFFFFFFF;');
     const entries = parseMultistatus(
-      '<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/a%20b/x.ics</d:href><d:propstat><d:prop>'
-        + '<d:getetag>"1"</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>'
-        + '<d:response><d:href>/a%20b/gone.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response></d:multistatus>',
+      '<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/a%20b/x.ics</d:href><d:propstat><d:prop>' +
+        '<d:getetag>"1"</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>' +
+        '<d:response><d:href>/a%20b/gone.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response></d:multistatus>',
       'https://dav.example/a%20b/',
     );
-    assert.deepEqual(entries.map((e) => [e.href, e.status, etagOf(e.props.getetag)]), [
-      ['https://dav.example/a%20b/x.ics', 200, '"1"'],
-      ['https://dav.example/a%20b/gone.ics', 404, null],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.href, e.status, etagOf(e.props.getetag)]),
+      [
+        ['https://dav.example/a%20b/x.ics', 200, '"1"'],
+        ['https://dav.example/a%20b/gone.ics', 404, null],
+      ],
+    );
     assert.throws(() => parseMultistatus('<html>502 Bad Gateway</html>', 'https://dav.example/'), /not a DAV multistatus/);
   });
 });

@@ -49,6 +49,12 @@ export async function insertBooking(pool: Pool, b: BookingRowInput): Promise<str
   return id;
 }
 
-export function enqueue(pool: Pool, bookingId: string, kind: BookingEmailKind, previousEmail?: string, attendeeInvited?: boolean): Promise<void> {
+export function enqueue(
+  pool: Pool,
+  bookingId: string,
+  kind: BookingEmailKind,
+  previousEmail?: string,
+  attendeeInvited?: boolean,
+): Promise<void> {
   return transaction(pool, (tx) => enqueueBookingEmail(tx, { bookingId, kind, previousEmail, attendeeInvited }));
 }

@@ -11,8 +11,16 @@ const meeting = { start: new Date('2026-12-01T10:00:00Z'), end: new Date('2026-1
 
 function ctx(kind: BookingEmailKind, extra: Partial<EmailContext> = {}): EmailContext {
   return {
-    kind, mode: 'live', bookingId: 'bkg_1', status: 'SCHEDULED', eventTypeName: 'Intro call', eventTypeDescription: null,
-    attendee, meeting, cancellationReason: null, ...extra,
+    kind,
+    mode: 'live',
+    bookingId: 'bkg_1',
+    status: 'SCHEDULED',
+    eventTypeName: 'Intro call',
+    eventTypeDescription: null,
+    attendee,
+    meeting,
+    cancellationReason: null,
+    ...extra,
   };
 }
 
@@ -53,14 +61,21 @@ describe('planEmails', () => {
 
   it('rescheduled: current participants get a REQUEST (a host it brought in, as a new booking), replaced hosts a CANCEL about the old time', () => {
     const priya: Person = { name: 'Priya', email: 'PRIYA@northwind.example', timezone: 'America/New_York' };
-    const previous = { start: new Date('2026-11-30T10:00:00Z'), end: new Date('2026-11-30T10:30:00Z'), hosts: [priya, { ...amara, email: 'Amara@Northwind.example' }] };
+    const previous = {
+      start: new Date('2026-11-30T10:00:00Z'),
+      end: new Date('2026-11-30T10:30:00Z'),
+      hosts: [priya, { ...amara, email: 'Amara@Northwind.example' }],
+    };
     const plan = planEmails(ctx('rescheduled', { status: 'RESCHEDULED', previous }));
-    assert.deepEqual(plan.map((e) => `${e.to.email} ${e.template} ${e.ics}`), [
-      'ada@example.com rescheduled REQUEST',
-      'amara@northwind.example rescheduled REQUEST',
-      'jonas@northwind.example scheduled REQUEST',
-      'PRIYA@northwind.example removed CANCEL',
-    ]);
+    assert.deepEqual(
+      plan.map((e) => `${e.to.email} ${e.template} ${e.ics}`),
+      [
+        'ada@example.com rescheduled REQUEST',
+        'amara@northwind.example rescheduled REQUEST',
+        'jonas@northwind.example scheduled REQUEST',
+        'PRIYA@northwind.example removed CANCEL',
+      ],
+    );
     assert.equal(plan[3].meeting, previous);
   });
 

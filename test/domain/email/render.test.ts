@@ -23,8 +23,15 @@ describe('formatMeetingTime', () => {
 describe('renderEmail', () => {
   const meeting = { start: new Date('2026-12-01T10:00:00Z'), end: new Date('2026-12-01T10:30:00Z'), hosts: [amara] };
   const ctx: EmailContext = {
-    kind: 'cancelled', mode: 'test', bookingId: 'bkg_9', status: 'CANCELLED', eventTypeName: 'Intro call', eventTypeDescription: null,
-    attendee: ada, meeting, cancellationReason: 'Sick',
+    kind: 'cancelled',
+    mode: 'test',
+    bookingId: 'bkg_9',
+    status: 'CANCELLED',
+    eventTypeName: 'Intro call',
+    eventTypeDescription: null,
+    attendee: ada,
+    meeting,
+    cancellationReason: 'Sick',
   };
 
   it('marks test-mode mail in the subject and names the reason of a cancellation', () => {
@@ -40,9 +47,16 @@ describe('renderEmail', () => {
 describe('renderIcs', () => {
   it('writes one UTC VEVENT with the method, UID, SEQUENCE, organizer and attendees', () => {
     const text = renderIcs({
-      method: 'CANCEL', uid: 'bkg_1@booking-service', sequence: 4, start: new Date('2026-12-01T10:00:00Z'),
-      end: new Date('2026-12-01T10:30:00Z'), stamp: new Date('2026-11-30T08:00:00Z'), summary: 'Intro call',
-      description: 'Line one\nLine two', organizer: amara, attendees: [ada],
+      method: 'CANCEL',
+      uid: 'bkg_1@booking-service',
+      sequence: 4,
+      start: new Date('2026-12-01T10:00:00Z'),
+      end: new Date('2026-12-01T10:30:00Z'),
+      stamp: new Date('2026-11-30T08:00:00Z'),
+      summary: 'Intro call',
+      description: 'Line one\nLine two',
+      organizer: amara,
+      attendees: [ada],
     });
     assert.equal(icsProp(text, 'METHOD'), 'CANCEL');
     assert.equal(icsProp(text, 'STATUS'), 'CANCELLED');
@@ -65,8 +79,17 @@ describe('toMailMessage', () => {
   it('derives a stable Message-ID from the row and carries the ICS method', () => {
     assert.equal(mailDomain('Bookings <b@mail.example>'), 'mail.example');
     assert.equal(mailDomain('b@plain.example'), 'plain.example');
-    const row = { id: 'eml_1', booking_id: 'bkg_1', mode: 'live', to_address: 'a@example.com', to_name: null, subject: 's',
-      text_body: 't', ics: 'X', ics_method: 'CANCEL' } as EmailRow;
+    const row = {
+      id: 'eml_1',
+      booking_id: 'bkg_1',
+      mode: 'live',
+      to_address: 'a@example.com',
+      to_name: null,
+      subject: 's',
+      text_body: 't',
+      ics: 'X',
+      ics_method: 'CANCEL',
+    } as EmailRow;
     const msg = toMailMessage(row, 'Bookings <b@mail.example>');
     assert.equal(msg.messageId, '<eml_1@mail.example>');
     assert.deepEqual(msg.icalEvent, { method: 'CANCEL', filename: 'invite.ics', content: 'X' });

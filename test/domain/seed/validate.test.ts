@@ -11,7 +11,11 @@ describe('validateSeed: event types within the API bounds', () => {
     return seed;
   };
   const refused = (change: Record<string, unknown>, path: RegExp) =>
-    assert.throws(() => validateSeed(withType(change)), (e: Error) => e instanceof SeedError && path.test(e.message), JSON.stringify(change));
+    assert.throws(
+      () => validateSeed(withType(change)),
+      (e: Error) => e instanceof SeedError && path.test(e.message),
+      JSON.stringify(change),
+    );
 
   it('accepts the demo file', () => {
     assert.ok(validateSeed(demoSeed()));
@@ -30,10 +34,19 @@ describe('validateSeed: calendars', () => {
   it('takes createdAt and updatedAt as date-times, updatedAt not before createdAt', () => {
     const seed = demoSeed();
     Object.assign(seed.organizations[0].calendars[0], { createdAt: '2026-01-01T00:00:00Z', updatedAt: '2025-12-31T00:00:00Z' });
-    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /^organizations\[0\]\.calendars\[0\]\.updatedAt: before createdAt/.test(e.message));
+    assert.throws(
+      () => validateSeed(seed),
+      (e: Error) => e instanceof SeedError && /^organizations\[0\]\.calendars\[0\]\.updatedAt: before createdAt/.test(e.message),
+    );
     Object.assign(seed.organizations[0].calendars[0], { createdAt: undefined, updatedAt: '2025-12-31T00:00:00Z' });
-    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /calendars\[0\]\.updatedAt: given without createdAt/.test(e.message));
+    assert.throws(
+      () => validateSeed(seed),
+      (e: Error) => e instanceof SeedError && /calendars\[0\]\.updatedAt: given without createdAt/.test(e.message),
+    );
     Object.assign(seed.organizations[0].calendars[0], { createdAt: 'yesterday', updatedAt: undefined });
-    assert.throws(() => validateSeed(seed), (e: Error) => e instanceof SeedError && /calendars\[0\]\.createdAt: not an ISO 8601 date-time/.test(e.message));
+    assert.throws(
+      () => validateSeed(seed),
+      (e: Error) => e instanceof SeedError && /calendars\[0\]\.createdAt: not an ISO 8601 date-time/.test(e.message),
+    );
   });
 });

@@ -6,10 +6,32 @@ import { checkUrlShape } from '../../../src/domain/webhooks/url-rules.ts';
 
 describe('refusedAddressReason', () => {
   it('refuses every non-public range and allows public unicast', () => {
-    for (const a of ['127.0.0.1', '10.1.1.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '224.0.0.1',
-      '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '[::1]',
+    for (const a of [
+      '127.0.0.1',
+      '10.1.1.1',
+      '172.16.0.1',
+      '192.168.0.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '[::1]',
       // IPv4-compatible (deprecated ::/96) spellings, which ipaddr.js calls unicast
-      '::127.0.0.1', '::7f00:1', '::a00:1', '::808:808', '::2']) {
+      '::127.0.0.1',
+      '::7f00:1',
+      '::a00:1',
+      '::808:808',
+      '::2',
+    ]) {
       assert.ok(refusedAddressReason(a), `${a} refused`);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8', '[2001:4860:4860::8888]']) {
@@ -20,22 +42,39 @@ describe('refusedAddressReason', () => {
 
   it('refuses all of 10/8, 172.16/12, 192.168/16 and 127/8 (property)', () => {
     const octet = fc.integer({ min: 0, max: 255 });
-    fc.assert(fc.property(octet, octet, octet, (b, c, d) => {
-      assert.ok(refusedAddressReason(`10.${b}.${c}.${d}`));
-      assert.ok(refusedAddressReason(`127.${b}.${c}.${d}`));
-      assert.ok(refusedAddressReason(`192.168.${c}.${d}`));
-      assert.ok(refusedAddressReason(`172.${16 + (b % 16)}.${c}.${d}`));
-      assert.ok(refusedAddressReason(`::ffff:192.168.${c}.${d}`));
-    }));
+    fc.assert(
+      fc.property(octet, octet, octet, (b, c, d) => {
+        assert.ok(refusedAddressReason(`10.${b}.${c}.${d}`));
+        assert.ok(refusedAddressReason(`127.${b}.${c}.${d}`));
+        assert.ok(refusedAddressReason(`192.168.${c}.${d}`));
+        assert.ok(refusedAddressReason(`172.${16 + (b % 16)}.${c}.${d}`));
+        assert.ok(refusedAddressReason(`::ffff:192.168.${c}.${d}`));
+      }),
+    );
   });
 });
 
 describe('checkUrlShape', () => {
   const strict = { allowPrivate: false };
   it('sees through numeric spellings of loopback (the WHATWG parser normalises them)', () => {
-    for (const u of ['https://2130706433/', 'https://0x7f.1/', 'https://017700000001/', 'https://127.0.0.1./', 'https://[::ffff:127.0.0.1]/', 'https://localhost./',
-      'https://[::127.0.0.1]/', 'https://[0:0:0:0:0:0:7f00:1]/', 'https://127.1/', 'https://%31%32%37.0.0.1/', 'https://127。0。0。1/']) {
-      assert.throws(() => checkUrlShape(u, strict), (e: Error & { field?: string }) => e.field === 'url', u);
+    for (const u of [
+      'https://2130706433/',
+      'https://0x7f.1/',
+      'https://017700000001/',
+      'https://127.0.0.1./',
+      'https://[::ffff:127.0.0.1]/',
+      'https://localhost./',
+      'https://[::127.0.0.1]/',
+      'https://[0:0:0:0:0:0:7f00:1]/',
+      'https://127.1/',
+      'https://%31%32%37.0.0.1/',
+      'https://127。0。0。1/',
+    ]) {
+      assert.throws(
+        () => checkUrlShape(u, strict),
+        (e: Error & { field?: string }) => e.field === 'url',
+        u,
+      );
     }
   });
 

@@ -34,8 +34,12 @@ after(async () => {
 });
 
 const deps = () => ({ db: db.pool, config, now: () => new Date(), client, log: pino({ level: 'silent' }) });
-const jobs = async () => (await db.pool.query(`select j.payload, j.key from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
-   where k.identifier = 'deliver-webhook'`)).rows;
+const jobs = async () =>
+  (
+    await db.pool
+      .query(`select j.payload, j.key from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+   where k.identifier = 'deliver-webhook'`)
+  ).rows;
 const scope = { organizationId: 'org_northwind', mode: 'test' as const };
 
 describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => {
@@ -47,8 +51,12 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
     assert.equal(verifyDelivery(a.secret, rx.on('/a')[0]!).data.id, booking.id);
     assert.equal(verifyDelivery(b.secret, rx.on('/b')[0]!).data.id, booking.id);
     assert.deepEqual(await jobs(), [], 'no deliver-webhook job for a first attempt that succeeded');
-    const records = (await db.pool.query(`select attempt, status, response_status from webhook_deliveries where event_id = $1`, [eventId])).rows;
-    assert.deepEqual(records, [{ attempt: 1, status: 'succeeded', response_status: 200 }, { attempt: 1, status: 'succeeded', response_status: 200 }]);
+    const records = (await db.pool.query(`select attempt, status, response_status from webhook_deliveries where event_id = $1`, [eventId]))
+      .rows;
+    assert.deepEqual(records, [
+      { attempt: 1, status: 'succeeded', response_status: 200 },
+      { attempt: 1, status: 'succeeded', response_status: 200 },
+    ]);
 
     assert.equal(await dispatchEvent(deps(), eventId), 0, 'at-least-once: a second run of the job adds and sends nothing');
     assert.equal(rx.on('/a').length, 1);
@@ -65,7 +73,8 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
     assert.deepEqual(job.payload, { messageId: message.id, position: 2 });
     assert.equal(job.key, `webhook-message:${message.id}`);
     assert.deepEqual([message.status, message.next_position], ['pending', 2]);
-    const record = (await db.pool.query(`select status, error, next_attempt_at from webhook_deliveries where event_id = $1`, [eventId])).rows[0];
+    const record = (await db.pool.query(`select status, error, next_attempt_at from webhook_deliveries where event_id = $1`, [eventId]))
+      .rows[0];
     assert.equal(record.status, 'failed');
     assert.equal(record.error, 'HTTP 503: busy');
     assert.ok(record.next_attempt_at);
@@ -90,8 +99,14 @@ describe('recordSuccesses', () => {
     await db.pool.query(`update webhooks set consecutive_failures = 3 where id = $1`, [w.id]);
     const ids = ['msg_t1', 'msg_t2'];
     for (const [i, id] of ids.entries()) {
-      await db.pool.query(`insert into webhook_messages (id, webhook_id, event_id, event_type, body, next_position) values ($1, $2, $3, 'BOOKING_CREATED', '{}', $4)`, [id, w.id, `evt_t${i}`, 1]);
-      await db.pool.query(`insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status) values ($1, $2, $3, $4, 'BOOKING_CREATED', 1, 'pending')`, [`whd_t${i}`, id, w.id, `evt_t${i}`]);
+      await db.pool.query(
+        `insert into webhook_messages (id, webhook_id, event_id, event_type, body, next_position) values ($1, $2, $3, 'BOOKING_CREATED', '{}', $4)`,
+        [id, w.id, `evt_t${i}`, 1],
+      );
+      await db.pool.query(
+        `insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status) values ($1, $2, $3, $4, 'BOOKING_CREATED', 1, 'pending')`,
+        [`whd_t${i}`, id, w.id, `evt_t${i}`],
+      );
     }
     const owned = await recordSuccesses(db.pool, [
       { deliveryId: 'whd_t0', messageId: 'msg_t1', position: 1, webhookId: w.id, responseStatus: 204, durationMs: 5 },
@@ -99,8 +114,15 @@ describe('recordSuccesses', () => {
     ]);
     assert.deepEqual(owned, [true, false]);
     const msgs = (await db.pool.query(`select id, status from webhook_messages where id = any($1) order by id`, [ids])).rows;
-    assert.deepEqual(msgs.map((m) => m.status), ['succeeded', 'pending']);
-    const recs = (await db.pool.query(`select id, status, response_status, duration_ms from webhook_deliveries where id in ('whd_t0', 'whd_t1') order by id`)).rows;
+    assert.deepEqual(
+      msgs.map((m) => m.status),
+      ['succeeded', 'pending'],
+    );
+    const recs = (
+      await db.pool.query(
+        `select id, status, response_status, duration_ms from webhook_deliveries where id in ('whd_t0', 'whd_t1') order by id`,
+      )
+    ).rows;
     assert.deepEqual(recs, [
       { id: 'whd_t0', status: 'succeeded', response_status: 204, duration_ms: 5 },
       { id: 'whd_t1', status: 'succeeded', response_status: 200, duration_ms: 7 },

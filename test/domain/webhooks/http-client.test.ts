@@ -30,7 +30,12 @@ describe('delivery client', () => {
 
   it('keeps connections alive per host, caps the body it reads and does not follow redirects', async () => {
     setResolver(async () => ['127.0.0.1']);
-    rx.reply = (_r, path) => (path === '/big' ? { status: 500, body: 'x'.repeat(100_000) } : path === '/go' ? { status: 301, headers: { location: '/gone' } } : { status: 204 });
+    rx.reply = (_r, path) =>
+      path === '/big'
+        ? { status: 500, body: 'x'.repeat(100_000) }
+        : path === '/go'
+          ? { status: 301, headers: { location: '/gone' } }
+          : { status: 204 };
     const client = createDeliveryClient({ allowPrivate: true, caFile: rx.caFile });
     const outcomes = [];
     for (let i = 0; i < 4; i++) outcomes.push(await client.send({ url: `https://localhost:${rx.port}/a`, ...post }));

@@ -12,7 +12,10 @@ describe('retry schedule', () => {
   it('the default makes 5 attempts: at once, then after about 1, 5, 25 and 125 s', () => {
     assert.equal(maxAttempts(DEFAULT), 5);
     const mid = () => 0.5; // no jitter
-    assert.deepEqual([1, 2, 3, 4].map((p) => (nextAttemptAt(DEFAULT, p, at, mid)!.getTime() - at.getTime()) / 1000), [1, 5, 25, 125]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((p) => (nextAttemptAt(DEFAULT, p, at, mid)!.getTime() - at.getTime()) / 1000),
+      [1, 5, 25, 125],
+    );
     assert.equal(nextAttemptAt(DEFAULT, 5, at, mid), null, 'no sixth attempt');
   });
 

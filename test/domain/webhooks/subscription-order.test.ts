@@ -24,8 +24,13 @@ after(() => db.drop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dispatchJobs = async (eventId: string): Promise<number> =>
-  (await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
-     where k.identifier = 'dispatch-event' and j.payload->>'eventId' = $1`, [eventId])).rows[0].n;
+  (
+    await db.pool.query(
+      `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+     where k.identifier = 'dispatch-event' and j.payload->>'eventId' = $1`,
+      [eventId],
+    )
+  ).rows[0].n;
 const clearWebhooks = () => db.pool.query('delete from webhooks');
 
 /** Whether `p` is still pending after `ms`. */
@@ -39,13 +44,29 @@ describe('the fan-out job of a booking event', () => {
     await clearWebhooks();
     const none = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
     assert.equal(await dispatchJobs(none.eventId), 0, 'no subscription: no job');
-    assert.equal((await db.pool.query('select 1 from booking_events where id = $1', [none.eventId])).rowCount, 1, 'the event is kept all the same');
+    assert.equal(
+      (await db.pool.query('select 1 from booking_events where id = $1', [none.eventId])).rowCount,
+      1,
+      'the event is kept all the same',
+    );
 
-    const hook = await createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'live' }, { url: 'https://127.0.0.1/live', events: ['BOOKING_CREATED'] }, config, new Date());
+    const hook = await createWebhook(
+      db.pool,
+      { organizationId: 'org_northwind', mode: 'live' },
+      { url: 'https://127.0.0.1/live', events: ['BOOKING_CREATED'] },
+      config,
+      new Date(),
+    );
     const otherMode = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
     assert.equal(await dispatchJobs(otherMode.eventId), 0, 'a live subscription does not make a test event dispatch');
 
-    const testHook = await createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, { url: 'https://127.0.0.1/test', events: ['BOOKING_CANCELLED'] }, config, new Date());
+    const testHook = await createWebhook(
+      db.pool,
+      { organizationId: 'org_northwind', mode: 'test' },
+      { url: 'https://127.0.0.1/test', events: ['BOOKING_CANCELLED'] },
+      config,
+      new Date(),
+    );
     const unlisted = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
     assert.equal(await dispatchJobs(unlisted.eventId), 0, 'a subscription that does not list the event does not want it');
     const listed = await recordBookingEvent(db.pool, 'BOOKING_CANCELLED');
@@ -65,7 +86,13 @@ describe('the fan-out job of a booking event', () => {
     try {
       await client.query('begin');
       await lockSubscriptions(client, { organizationId: 'org_northwind', mode: 'test' }, 'shared');
-      const create = createWebhook(db.pool, { organizationId: 'org_northwind', mode: 'test' }, { url: 'https://127.0.0.1/a', events: ['BOOKING_CREATED'] }, config, new Date());
+      const create = createWebhook(
+        db.pool,
+        { organizationId: 'org_northwind', mode: 'test' },
+        { url: 'https://127.0.0.1/a', events: ['BOOKING_CREATED'] },
+        config,
+        new Date(),
+      );
       assert.ok(await stillPending(create), 'the create waits for the event transaction');
       await client.query('commit');
       await create;
@@ -81,8 +108,16 @@ describe('the fan-out job of a booking event', () => {
     let recording: ReturnType<typeof recordBookingEvent> | undefined;
     await transaction(db.pool, async (tx) => {
       await lockSubscriptions(tx, scope, 'exclusive');
-      await insertWebhook(tx, { id: 'wh_order_test', organization_id: 'org_northwind', mode: 'test', url: 'https://127.0.0.1/b', events: ['BOOKING_CREATED'],
-        description: null, secret_encrypted: 'x', created_at: new Date() });
+      await insertWebhook(tx, {
+        id: 'wh_order_test',
+        organization_id: 'org_northwind',
+        mode: 'test',
+        url: 'https://127.0.0.1/b',
+        events: ['BOOKING_CREATED'],
+        description: null,
+        secret_encrypted: 'x',
+        created_at: new Date(),
+      });
       recording = recordBookingEvent(db.pool, 'BOOKING_CREATED');
       assert.ok(await stillPending(recording), 'the event waits for the subscription transaction');
     });

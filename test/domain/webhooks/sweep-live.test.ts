@@ -29,7 +29,10 @@ after(async () => {
 const q = (sql: string, params: unknown[] = []) => t.db.pool.query(sql, params);
 
 it('an old pending attempt is left alone while a live worker holds its fan-out job, and revived once that worker is gone', async () => {
-  const hook = await t.request('POST', '/v1/webhooks', { key: KEYS.secret, body: { url: 'https://127.0.0.1:9/hook', events: ['BOOKING_CREATED'] } });
+  const hook = await t.request('POST', '/v1/webhooks', {
+    key: KEYS.secret,
+    body: { url: 'https://127.0.0.1:9/hook', events: ['BOOKING_CREATED'] },
+  });
   assert.equal(hook.status, 201, hook.text);
   const { eventId } = await recordBookingEvent(t.db.pool, 'BOOKING_CREATED');
   // a worker fetched the fan-out job and opened the first attempt a minute ago; it is still sending
@@ -38,8 +41,11 @@ it('an old pending attempt is left alone while a live worker holds its fan-out j
   await q(`update webhook_deliveries set created_at = now() - interval '1 minute'`);
   await holder.query('select pg_advisory_lock($1, 5151)', [LIVENESS_LOCK_NAMESPACE]);
   await q(`insert into worker_heartbeats (pool_id, lock_key) values ('pool-live', 5151)`);
-  const locked = await q(`update graphile_worker._private_jobs set locked_by = 'pool-live', locked_at = now() - interval '1 minute'
-                           where payload->>'eventId' = $1`, [eventId]);
+  const locked = await q(
+    `update graphile_worker._private_jobs set locked_by = 'pool-live', locked_at = now() - interval '1 minute'
+                           where payload->>'eventId' = $1`,
+    [eventId],
+  );
   assert.equal(locked.rowCount, 1, 'the fan-out job');
 
   assert.equal(await sweepStuckDeliveries(t.db.pool, new Date()), 0, 'a live worker is working on it');
