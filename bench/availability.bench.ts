@@ -30,17 +30,18 @@ import { MemoryFreeBusyCache } from '../src/domain/availability/freebusy-cache.t
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
-import type { CpuReading } from './cpu-meter.ts';
-import { cpuMeter, cpuPer } from './cpu-meter.ts';
 import { buildServer } from '../src/http/server.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
+import type { CpuReading } from './support.ts';
 import {
   AVAILABILITY_HOSTS,
   WEEKDAYS,
   ZONES,
   addAvailabilityTeam,
   availabilityHostId,
+  cpuMeter,
+  cpuPer,
   insertWindowBookings,
   nextMonday,
 } from './support.ts';
@@ -263,7 +264,7 @@ async function main() {
     // someone else's work should not decide a figure. Load averages are printed with the result.
     const best: Record<string, autocannon.Result> = {};
     const cpu: Record<string, { service: number; pg: number }[]> = {};
-    const meter = cpuMeter(db.pool, child.pid);
+    const meter = cpuMeter(db.pool, child);
     for (const [, url, headers] of targets) await load(url, headers, 2); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, url, headers] of targets) {
