@@ -22,7 +22,7 @@ import { generate } from 'selfsigned';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
-import { testSeed } from '../test/helpers/fixtures.ts';
+import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
 
 const SECONDS = Math.max(60, Number(process.env.SOAK_SECONDS ?? 600));
 const RATE = Math.min(500, Math.max(1, Number(process.env.SOAK_RATE ?? 40)));
@@ -40,7 +40,7 @@ const MIN = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
-const hostId = (i: number) => `c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+const hostId = (i: number) => loadHostId('c', i);
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();
@@ -66,59 +66,10 @@ async function waitUp(url: string, child: ChildProcess): Promise<void> {
 /** 20 hosts working around the clock, a 15-minute round-robin type; the key holds every scope the traffic needs. */
 function soakSeed() {
   const seed = testSeed();
-  seed.organizations.push({
-    id: 'org_soak',
-    name: 'Soak',
-    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
-    teams: [{ id: 'team_soak', name: 'Soak' }],
-    members: Array.from({ length: HOSTS }, (_, i) => ({
-      id: hostId(i + 1),
-      team_id: 'team_soak',
-      name: `Host ${i + 1}`,
-      email: `host${i + 1}@soak.example`,
-      avatar_url: null,
-      role: 'MEMBER',
-      skills: [],
-      is_active: true,
-      timezone: 'UTC',
-      max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
-      out_of_office: [],
-    })),
-    event_types: [
-      {
-        id: 'et_soak',
-        team_id: 'team_soak',
-        name: 'Soak call',
-        slug: 'soak-call',
-        description: 'soak',
-        duration: 15,
-        slot_interval: 15,
-        minimum_booking_notice: 0,
-        scheduling_type: 'ROUND_ROBIN',
-        requires_confirmation: false,
-        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
-        custom_fields: [],
-      },
-    ],
-    calendars: [],
-    api_keys: [
-      {
-        key: KEY,
-        name: 'Soak key',
-        scopes: [
-          'bookings:create',
-          'bookings:read',
-          'bookings:write',
-          'event-types:read',
-          'team:read',
-          'team:members:read',
-          'webhooks:read',
-          'webhooks:manage',
-        ],
-      },
-    ],
-  });
+  const scopes = ['bookings:create', 'bookings:read', 'bookings:write', 'event-types:read', 'team:read', 'team:members:read'];
+  seed.organizations.push(
+    loadOrganization({ name: 'soak', digit: 'c', key: KEY, hosts: HOSTS, scopes: [...scopes, 'webhooks:read', 'webhooks:manage'] }),
+  );
   return seed;
 }
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Pool } from '../src/db/pool.ts';
 import type { SeedJson } from '../test/helpers/fixtures.ts';
-import { testSeed } from '../test/helpers/fixtures.ts';
+import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,48 +76,11 @@ export async function stop(child: ChildProcess): Promise<void> {
 
 export const BOOKINGS_KEY = 'sk_test_bench_bookings_key_000000000001';
 export const BOOKINGS_HOSTS = 20;
-export const bookingsHostId = (i: number) => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+export const bookingsHostId = (i: number) => loadHostId('b', i);
 
 /** An organization sized for load: 20 hosts working around the clock, a 15-minute round-robin type. */
 export function addBookingsOrganization(seed: SeedJson): SeedJson {
-  seed.organizations.push({
-    id: 'org_bench',
-    name: 'Bench',
-    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
-    teams: [{ id: 'team_bench', name: 'Bench' }],
-    members: Array.from({ length: BOOKINGS_HOSTS }, (_, i) => ({
-      id: bookingsHostId(i + 1),
-      team_id: 'team_bench',
-      name: `Host ${i + 1}`,
-      email: `host${i + 1}@bench.example`,
-      avatar_url: null,
-      role: 'MEMBER',
-      skills: [],
-      is_active: true,
-      timezone: 'UTC',
-      max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
-      out_of_office: [],
-    })),
-    event_types: [
-      {
-        id: 'et_bench',
-        team_id: 'team_bench',
-        name: 'Bench call',
-        slug: 'bench-call',
-        description: 'load',
-        duration: 15,
-        slot_interval: 15,
-        minimum_booking_notice: 0,
-        scheduling_type: 'ROUND_ROBIN',
-        requires_confirmation: false,
-        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
-        custom_fields: [],
-      },
-    ],
-    calendars: [],
-    api_keys: [{ key: BOOKINGS_KEY, name: 'Bench key', scopes: ['bookings:create', 'bookings:read', 'bookings:write'] }],
-  });
+  seed.organizations.push(loadOrganization({ name: 'bench', digit: 'b', key: BOOKINGS_KEY, hosts: BOOKINGS_HOSTS }));
   return seed;
 }
 

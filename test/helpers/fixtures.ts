@@ -111,3 +111,54 @@ export function testSeed(): SeedJson {
   });
   return seed;
 }
+
+/** The member ids of a load organization: `${digit}0000000-0000-4000-8000-<n>`, n from 1. */
+export const loadHostId = (digit: string, i: number) => `${digit}0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/**
+ * An organization sized for load, for the benches and the fault tests: `hosts` members working
+ * around the clock (UTC, 1,000 bookings a day), one 15-minute round-robin type `et_<name>`, and a
+ * test key with `scopes`. Ids are org_<name>, team_<name>; member ids come from loadHostId(digit, i).
+ */
+export function loadOrganization(opts: { name: string; digit: string; key: string; hosts?: number; scopes?: string[] }): SeedJson {
+  const { name, digit, key } = opts;
+  const title = name[0]!.toUpperCase() + name.slice(1);
+  return {
+    id: `org_${name}`,
+    name: title,
+    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
+    teams: [{ id: `team_${name}`, name: title }],
+    members: Array.from({ length: opts.hosts ?? 20 }, (_, i) => ({
+      id: loadHostId(digit, i + 1),
+      team_id: `team_${name}`,
+      name: `Host ${i + 1}`,
+      email: `host${i + 1}@${name}.example`,
+      avatar_url: null,
+      role: 'MEMBER',
+      skills: [],
+      is_active: true,
+      timezone: 'UTC',
+      max_bookings_per_day: 1000,
+      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
+      out_of_office: [],
+    })),
+    event_types: [
+      {
+        id: `et_${name}`,
+        team_id: `team_${name}`,
+        name: `${title} call`,
+        slug: `${name}-call`,
+        description: 'load',
+        duration: 15,
+        slot_interval: 15,
+        minimum_booking_notice: 0,
+        scheduling_type: 'ROUND_ROBIN',
+        requires_confirmation: false,
+        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
+        custom_fields: [],
+      },
+    ],
+    calendars: [],
+    api_keys: [{ key, name: `${title} key`, scopes: opts.scopes ?? ['bookings:create', 'bookings:read', 'bookings:write'] }],
+  };
+}

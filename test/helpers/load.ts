@@ -1,7 +1,7 @@
 import { loadSeed } from '../../src/domain/seed/load.ts';
 import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { testSeed } from './fixtures.ts';
+import { loadOrganization, testSeed } from './fixtures.ts';
 
 /** The load organization's key. */
 export const LOAD_KEY = 'sk_test_fault_load_key_0000000000000001';
@@ -10,45 +10,7 @@ const HOSTS = 20;
 /** Test seed plus an organization sized for load: 20 hosts working around the clock, a 15-minute round-robin type. */
 export async function seedLoadOrganization(pool: Pool): Promise<void> {
   const seed = testSeed();
-  const id = (i: number) => `f0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-  seed.organizations.push({
-    id: 'org_load',
-    name: 'Load',
-    cancellation_policy: { enabled: true, cutoff_minutes: 0 },
-    teams: [{ id: 'team_load', name: 'Load' }],
-    members: Array.from({ length: HOSTS }, (_, i) => ({
-      id: id(i + 1),
-      team_id: 'team_load',
-      name: `Host ${i + 1}`,
-      email: `host${i + 1}@load.example`,
-      avatar_url: null,
-      role: 'MEMBER',
-      skills: [],
-      is_active: true,
-      timezone: 'UTC',
-      max_bookings_per_day: 1000,
-      working_hours: [{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'], start: '00:00', end: '24:00' }],
-      out_of_office: [],
-    })),
-    event_types: [
-      {
-        id: 'et_load',
-        team_id: 'team_load',
-        name: 'Load call',
-        slug: 'load-call',
-        description: 'load',
-        duration: 15,
-        slot_interval: 15,
-        minimum_booking_notice: 0,
-        scheduling_type: 'ROUND_ROBIN',
-        requires_confirmation: false,
-        workload: { prep: 0, meeting: 15, implementation: 0, admin: 0 },
-        custom_fields: [],
-      },
-    ],
-    calendars: [],
-    api_keys: [{ key: LOAD_KEY, name: 'Load key', scopes: ['bookings:create', 'bookings:read', 'bookings:write'] }],
-  });
+  seed.organizations.push(loadOrganization({ name: 'load', digit: 'f', key: LOAD_KEY, hosts: HOSTS }));
   await loadSeed(pool, validateSeed(seed));
 }
 
