@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { busyFromIcs, busyWindow } from '../../../src/domain/calendars/ics/busy.ts';
+import { busyFromIcs } from '../../../src/domain/calendars/ics/busy.ts';
 import { syntheticCalendar } from '../../helpers/ics-synthetic.ts';
 
 /** The reader's edges that the corpus does not show: its options, hostile zones, its caches. */
@@ -18,16 +18,6 @@ describe('busyFromIcs options', () => {
     assert.throws(() => busyFromIcs('', { ...opts, zone: 'W. Europe Standard Time' }), RangeError);
     assert.throws(() => busyFromIcs('', { ...opts, windowEnd: windowStart }), RangeError);
     assert.throws(() => busyFromIcs('', { ...opts, windowStart: new Date('nope') }), RangeError);
-  });
-
-  it('busyWindow runs from the start of yesterday UTC for the horizon', () => {
-    const w = busyWindow(new Date('2026-03-02T23:59:59.999Z'), 180);
-    assert.deepEqual([w.windowStart.toISOString(), w.windowEnd.toISOString()], ['2026-03-01T00:00:00.000Z', '2026-08-28T00:00:00.000Z']);
-    const midnight = busyWindow(new Date('2026-03-02T00:00:00.000Z'), 1);
-    assert.deepEqual(
-      [midnight.windowStart.toISOString(), midnight.windowEnd.toISOString()],
-      ['2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z'],
-    );
   });
 
   it('reads empty text and a calendar without events as no events', () => {

@@ -25,15 +25,6 @@ export interface BusyOptions {
   zone: string;
 }
 
-/**
- * The sync window of decisions §7 at `now`: from the start of yesterday (UTC) to `horizonDays`
- * (CALENDAR_SYNC_HORIZON_DAYS) after that.
- */
-export function busyWindow(now: Date, horizonDays: number): { windowStart: Date; windowEnd: Date } {
-  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-  return { windowStart: new Date(today - DAY_MS), windowEnd: new Date(today - DAY_MS + horizonDays * DAY_MS) };
-}
-
 export type SkipReason = 'unparseable' | 'unknown-timezone' | 'too-many-occurrences' | 'unsupported-rule';
 
 export interface BusySkip {
