@@ -49,3 +49,17 @@ it('refuses a hold whose interval does not contain its start (SQLSTATE 23514): t
     (e: { code?: string; constraint?: string }) => e.code === '23514' && e.constraint === 'booking_members_during_contains_start',
   );
 });
+
+it('refuses a hold reaching more than 24 h before or 48 h after its start (SQLSTATE 23514): the busy read counts on it', async () => {
+  const refused = (e: { code?: string; constraint?: string }) => e.code === '23514' && e.constraint === 'booking_members_during_near_start';
+  await assert.rejects(
+    hold(MEMBERS.priya, '2027-05-08T09:00:00Z', '2027-05-08T09:30:00Z', { during: ['2027-05-07T08:59:00Z', '2027-05-08T09:30:00Z'] }),
+    refused,
+  );
+  await assert.rejects(
+    hold(MEMBERS.priya, '2027-05-09T09:00:00Z', '2027-05-09T09:30:00Z', { during: ['2027-05-09T09:00:00Z', '2027-05-11T09:01:00Z'] }),
+    refused,
+  );
+  // The longest the limits allow: 24 h buffer before; 24 h meeting and 24 h buffer after.
+  await hold(MEMBERS.priya, '2027-05-13T09:00:00Z', '2027-05-14T09:00:00Z', { during: ['2027-05-12T09:00:00Z', '2027-05-15T09:00:00Z'] });
+});

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { busyOfMembers } from '../../src/db/queries/busy.ts';
+import { NARROW_WINDOW_MS, busyOfMembers } from '../../src/db/queries/busy.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
 import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
 
-// busyOfMembers reads the holds whose buffered interval overlaps the window [from, to), written as
-// lower/upper bounds rather than with `&&` (so that the planner keeps to the btree): one hold of
-// 10:00-10:30 with a 10-minute buffer after, [10:00, 10:40), and windows on each of its edges.
+// busyOfMembers reads the holds whose buffered interval overlaps the window [from, to), in one of
+// two statements by the window's width (busy.ts): one hold of 10:00-10:30 with a 10-minute buffer
+// after, [10:00, 10:40), and windows on each of its edges, each asked of both statements.
 let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
@@ -27,10 +27,27 @@ before(async () => {
 });
 after(() => db.drop());
 
-async function busyIn(from: string, to: string, mode = 'test'): Promise<string | null> {
-  const rows = await busyOfMembers(db.pool, [MEMBERS.jonas], mode, new Date(from), new Date(to), null);
-  return rows.find((r) => r.kind === 'booking')?.starts ?? null;
+const DAY = 86_400_000;
+
+/**
+ * The member's holds' start times that busyOfMembers finds in [from, to), asked twice: with the
+ * window as given (up to a day: the narrow statement, through the GiST index) and widened by
+ * 10 days on the side away from the hold that starts at `holdStart`, which keeps the answer
+ * (the wide statement, through the btree); the two must agree.
+ */
+async function startsIn(member: string, holdStart: string, from: string, to: string, mode = 'test'): Promise<string | null> {
+  const read = async (a: number, b: number) =>
+    (await busyOfMembers(db.pool, [member], mode, new Date(a), new Date(b), null)).find((r) => r.kind === 'booking')?.booking_starts ??
+    null;
+  const [a, b] = [Date.parse(from), Date.parse(to)];
+  assert.ok(b - a <= NARROW_WINDOW_MS);
+  const narrow = await read(a, b);
+  const wide = a >= Date.parse(holdStart) ? await read(a, b + 10 * DAY) : await read(a - 10 * DAY, b);
+  assert.equal(wide, narrow, `a narrow and a wide window disagree about [${from}, ${to})`);
+  return narrow;
 }
+
+const busyIn = (from: string, to: string, mode = 'test') => startsIn(MEMBERS.jonas, '2027-06-07T10:00:00Z', from, to, mode);
 
 it('finds a hold overlapping the window, however little', async () => {
   const start = String(Date.parse('2027-06-07T10:00:00Z'));
@@ -50,4 +67,26 @@ it('does not find a hold of the other mode, or one no longer active', async () =
   await db.pool.query(`update booking_members set active = false where booking_id = 'bkg_edge'`);
   assert.equal(await busyIn('2027-06-07T10:00:00Z', '2027-06-07T11:00:00Z'), null);
   await db.pool.query(`update booking_members set active = true where booking_id = 'bkg_edge'`);
+});
+
+it('finds the longest hold the limits allow from windows at its far edges', async () => {
+  // A 24 h meeting with 24 h buffers either side: [start - 24 h, start + 48 h), the farthest a hold
+  // reaches from its start (constraint booking_members_during_near_start); busyOfMembers bounds
+  // its index scan by exactly that reach.
+  await db.pool.query(
+    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
+     values ('bkg_long', 'org_northwind', 'test', 'et_intro_call', 'SCHEDULED', '2027-07-10T12:00:00Z', '2027-07-11T12:00:00Z',
+             '{"name":"C","email":"c@example.com"}')`,
+  );
+  await db.pool.query(
+    `insert into booking_members (booking_id, member_id, mode, start_time, during)
+     values ('bkg_long', $1, 'test', '2027-07-10T12:00:00Z', tstzrange('2027-07-09T12:00:00Z', '2027-07-12T12:00:00Z', '[)'))`,
+    [MEMBERS.priya],
+  );
+  const start = String(Date.parse('2027-07-10T12:00:00Z'));
+  const busy = (from: string, to: string) => startsIn(MEMBERS.priya, '2027-07-10T12:00:00Z', from, to);
+  assert.equal(await busy('2027-07-09T11:00:00Z', '2027-07-09T12:00:01Z'), start); // its first second, 24 h before its start
+  assert.equal(await busy('2027-07-12T11:59:59Z', '2027-07-12T13:00:00Z'), start); // its last second, 48 h after its start
+  assert.equal(await busy('2027-07-12T12:00:00Z', '2027-07-12T13:00:00Z'), null);
+  assert.equal(await busy('2027-07-09T11:00:00Z', '2027-07-09T12:00:00Z'), null);
 });

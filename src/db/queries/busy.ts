@@ -34,8 +34,44 @@ export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> &
 // No ORDER BY inside the aggregates: the engine sorts what it needs, and aggregates of one
 // group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.
 // date_part (double precision) is much cheaper than extract (numeric).
-const WEEK_MS = 7 * 86_400_000;
 const MS = (col: string) => `string_agg(((date_part('epoch', ${col}) * 1000)::bigint)::text, ',')`;
+
+/** How far a hold reaches before and after its start (constraint booking_members_during_near_start). */
+const HOLD_BEFORE_MS = 24 * 3_600_000;
+const HOLD_AFTER_MS = 48 * 3_600_000;
+
+/**
+ * Windows up to this long are one slot's (a create's or reschedule's: the slot and its local
+ * days, at most about 74 h); an availability or free/busy range is at least 5 days with its reach.
+ */
+export const NARROW_WINDOW_MS = 4 * 86_400_000;
+
+/**
+ * Which holds overlap [$3, $4): two shapes of one test, for the two indexes that can answer it.
+ *
+ * A narrow window (one slot) asks the exclusion constraint's GiST index (member, mode, during)
+ * with `during &&`: it finds about the holds that overlap, and the hold insert that follows walks
+ * the same pages. Through the btree the same read cost 2.4 ms against 0.35 (pgbench, the creates
+ * bench's 4,300 holds), since the btree's start_time range must add a hold's whole reach
+ * (72 h) to a window of about 52 h.
+ *
+ * A wide window (a range of days) asks the (member_id, mode, start_time) btree of active holds,
+ * bounded by start_time: a hold reaches at most 24 h before its start and 48 h after it
+ * (constraint booking_members_during_near_start), so one overlapping [from, to) starts in
+ * (from - 48 h, to + 24 h). The GiST index did badly there: its uuid keys overlap across pages, and
+ * it read 650 buffers for 20 hosts over 14 days at 1 M bookings against 110 through the btree.
+ * `mode = any(array[$2])` keeps the GiST index out: it can take `mode =` (not `member_id = any`),
+ * and on a table without statistics (new, or autovacuum off) the planner chose it with mode as
+ * its only condition and read every hold of the mode. The overlap is then written with
+ * lower/upper, the same test as `&&` for the non-empty [) intervals holds have.
+ * The start_time bounds come as parameters: `$3 - interval '48 hours'` is stable, not immutable,
+ * so it was computed again for every row scanned.
+ */
+function holdsOverlapping(narrow: boolean): string {
+  return narrow
+    ? `mode = $2 and active and during && tstzrange($3, $4) and start_time > $7 and start_time < $8`
+    : `mode = any(array[$2::text]) and active and start_time > $7 and start_time < $8 and lower(during) < $4 and upper(during) > $3`;
+}
 
 /**
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
@@ -50,22 +86,13 @@ export function busyOfMembers(
   excludeBookingId: string | null,
   statsAt: Date | null = null,
 ): Promise<BusyRow[]> {
-  // start_time bounds let the (member_id, mode, start_time) index do the work; held bookings
-  // are at most a few days long (duration and buffers are capped), so a week either side is safe.
-  // The overlap is written with lower/upper, not `during && tstzrange($3, $4)` (the same test for
-  // the non-empty [) intervals holds have and a window with from < to): with `&&` the planner
-  // took the exclusion constraint's GiST index (member, mode, during), whose uuid keys overlap
-  // across pages, and read 650 buffers for 20 hosts at 1 M bookings against 110 through the btree.
-  // The week bounds come as parameters: `$3 - interval '7 days'` is stable, not immutable, so it
-  // was computed again for every row scanned.
+  const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
   return rows<BusyRow>(
     db,
     `select member_id, 'booking' as kind, ${MS('lower(during)')} as starts, ${MS('upper(during)')} as ends,
             ${MS('start_time')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
        from booking_members
-      where member_id = any($1::uuid[]) and mode = $2 and active
-        and start_time > $7 and start_time < $8
-        and lower(during) < $4 and upper(during) > $3 and ($5::text is null or booking_id <> $5)
+      where member_id = any($1::uuid[]) and ${holdsOverlapping(narrow)} and ($5::text is null or booking_id <> $5)
       group by member_id
      union all
      select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
@@ -84,6 +111,15 @@ export function busyOfMembers(
             (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2)
        from unnest($1::uuid[]) as m(id)
       where $6::timestamptz is not null`,
-    [memberIds, mode, from, to, excludeBookingId, statsAt, new Date(from.getTime() - WEEK_MS), new Date(to.getTime() + WEEK_MS)],
+    [
+      memberIds,
+      mode,
+      from,
+      to,
+      excludeBookingId,
+      statsAt,
+      new Date(from.getTime() - HOLD_AFTER_MS),
+      new Date(to.getTime() + HOLD_BEFORE_MS),
+    ],
   );
 }
