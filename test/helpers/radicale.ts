@@ -32,6 +32,8 @@ export interface Radicale {
   get(user: string, href: string): Promise<{ status: number; etag: string | null; text: string }>;
   /** The names of the .ics files a calendar holds, read over WebDAV. */
   list(user: string, calendar: string): Promise<string[]>;
+  /** Changes a user's password in the htpasswd file (Radicale reads it at every login). */
+  setPassword(user: string, password: string): void;
   stop(): Promise<void>;
 }
 
@@ -93,12 +95,17 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
   const dir = fs.mkdtempSync(path.join(base, 'radicale-test-'));
   const storage = path.join(dir, 'collections');
   fs.mkdirSync(storage);
-  fs.writeFileSync(
-    path.join(dir, 'users'),
-    Object.entries(opts.users)
-      .map(([u, p]) => `${u}:${p}`)
-      .join('\n') + '\n',
-  );
+  const users = { ...opts.users };
+  // written aside and renamed: a login that reads the file meanwhile sees the old or the new one, never half
+  const writeUsers = () => {
+    const text =
+      Object.entries(users)
+        .map(([u, p]) => `${u}:${p}`)
+        .join('\n') + '\n';
+    fs.writeFileSync(path.join(dir, 'users.new'), text);
+    fs.renameSync(path.join(dir, 'users.new'), path.join(dir, 'users'));
+  };
+  writeUsers();
   for (const [user, calendars] of Object.entries(opts.preload ?? {})) {
     for (const [name, c] of Object.entries(calendars)) writeCalendar(storage, user, name, c);
   }
@@ -146,7 +153,7 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
     await stop();
     throw err;
   }
-  const auth = (user: string) => `Basic ${Buffer.from(`${user}:${opts.users[user]}`).toString('base64')}`;
+  const auth = (user: string) => `Basic ${Buffer.from(`${user}:${users[user]}`).toString('base64')}`;
   const calendarUrl = (user: string, calendar: string) => `${url}/${user}/${calendar}/`;
   return {
     url,
@@ -190,6 +197,10 @@ export async function startRadicale(opts: RadicaleOptions): Promise<Radicale> {
       });
       const text = await res.text();
       return [...text.matchAll(/<href>([^<]+\.ics)<\/href>/g)].map((m) => decodeURIComponent(m[1].split('/').pop()!));
+    },
+    setPassword(user, password) {
+      users[user] = password;
+      writeUsers();
     },
     stop,
   };
