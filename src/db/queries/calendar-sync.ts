@@ -47,6 +47,12 @@ export async function upsertConnection(tx: Tx, c: NewConnection, renew = false):
   return true;
 }
 
+/** Whether the calendar waits for its connection to be given again (a 401/403 to a sync or a write). */
+export async function needsReauth(db: Db, calendarId: string): Promise<boolean> {
+  const row = await one<{ sync_status: string }>(db, 'select sync_status from calendars where id = $1', [calendarId]);
+  return row?.sync_status === 'NEEDS_REAUTH';
+}
+
 /**
  * Calendars no longer connected (a seed file dropped their connection): their busy time goes
  * too. Returns how many were connected. A database not yet migrated to 072 (a seed run before

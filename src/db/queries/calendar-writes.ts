@@ -28,6 +28,32 @@ export function meetingsToWrite(tx: Tx, bookingIds: readonly string[]): Promise<
   );
 }
 
+/**
+ * Bookings whose meetings a calendar may be behind on after it waited for credentials
+ * (NEEDS_REAUTH: its writes were skipped): the current booking, not yet ended, of every meeting
+ * written to it, and, when it is its member's primary calendar, of every live meeting the member
+ * holds from now on. For enqueueCalendarWrites, which finds their meetings.
+ */
+export async function meetingsOfCalendar(tx: Tx, calendarId: string): Promise<string[]> {
+  const found = await rows<{ id: string }>(
+    tx,
+    `with recursive chain (id, next, depth) as (
+        select b.id, b.rescheduled_to, 0 from calendar_event_writes w join bookings b on b.id = w.root_booking_id
+         where w.calendar_id = $1
+        union all
+        select n.id, n.rescheduled_to, c.depth + 1 from chain c join bookings n on n.id = c.next where c.depth < 10000
+      )
+     select c.id from chain c join bookings b on b.id = c.id where c.next is null and b.end_time > now()
+     union
+     select b.id from calendars cal join booking_members h on h.member_id = cal.user_id
+       join bookings b on b.id = h.booking_id
+      where cal.id = $1 and cal.is_primary and h.mode = 'live' and h.active and h.start_time > now() - interval '1 day'
+        and b.end_time > now() and b.rescheduled_to is null`,
+    [calendarId],
+  );
+  return found.map((r) => r.id);
+}
+
 export interface MeetingHost {
   id: string;
   name: string;

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Pool, Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import * as store from '../../db/queries/calendar-sync.ts';
+import { meetingsOfCalendar } from '../../db/queries/calendar-writes.ts';
 import * as calendars from '../../db/queries/calendars.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
@@ -10,6 +11,7 @@ import { encryptSecret } from '../webhooks/secrets.ts';
 import type { DavEntry } from './caldav.ts';
 import { CalDavClient, CalDavError, hrefProp, xmlText } from './caldav.ts';
 import { enqueueSync } from './schedule.ts';
+import { enqueueCalendarWrites } from './write-back.ts';
 import { checkCalendarUrl } from './url-rules.ts';
 
 export interface ConnectionInput {
@@ -26,9 +28,12 @@ export function passwordDigest(password: string, key: Buffer): string {
 /**
  * Stores a calendar's connection, the password encrypted, and when it is new or changed (or
  * `renew`: given again, e.g. after NEEDS_REAUTH) resets the calendar to PENDING and enqueues
- * its first sync in the same transaction.
+ * its first sync in the same transaction. A calendar that was waiting for credentials
+ * (NEEDS_REAUTH) also gets the write-backs it missed: its meetings are written again, each as it
+ * stands now (docs/calendars.md, Write-back).
  */
 export async function saveConnection(tx: Tx, calendarId: string, c: ConnectionInput, key: Buffer, renew = false): Promise<boolean> {
+  const waited = await store.needsReauth(tx, calendarId);
   const changed = await store.upsertConnection(
     tx,
     {
@@ -40,8 +45,10 @@ export async function saveConnection(tx: Tx, calendarId: string, c: ConnectionIn
     },
     renew,
   );
-  if (changed) await enqueueSync(tx, calendarId);
-  return changed;
+  if (!changed) return false;
+  await enqueueSync(tx, calendarId);
+  if (waited) await enqueueCalendarWrites(tx, await meetingsOfCalendar(tx, calendarId));
+  return true;
 }
 
 export interface ConnectInput extends ConnectionInput {
