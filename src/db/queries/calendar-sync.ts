@@ -54,15 +54,26 @@ export async function needsReauth(db: Db, calendarId: string): Promise<boolean> 
 }
 
 /**
- * Calendars no longer connected (a seed file dropped their connection): their busy time goes
- * too. Returns how many were connected. A database not yet migrated to 072 (a seed run before
- * migrate, as the test of the old history does) has none to drop.
+ * Calendars no longer connected (a seed file dropped their connection): the stored credentials
+ * go, and with them what was read (resources, busy time) and the write-back failure; the
+ * reason the last sync or write failed goes too, since nothing syncs any more (the status is the
+ * file's again). Returns how many were connected. A database not yet migrated to 072 (a seed run
+ * before migrate, as the test of the old history does) has none to drop.
  */
 export async function dropConnections(tx: Tx, calendarIds: readonly string[]): Promise<number> {
   if (calendarIds.length === 0) return 0;
   const table = await one<{ ok: boolean }>(tx, `select to_regclass('calendar_connections') is not null as ok`);
   if (!table?.ok) return 0;
-  return exec(tx, 'delete from calendar_connections where calendar_id = any($1)', [calendarIds]);
+  const dropped = await rows<{ calendar_id: string }>(
+    tx,
+    'delete from calendar_connections where calendar_id = any($1) returning calendar_id',
+    [calendarIds],
+  );
+  if (dropped.length === 0) return 0;
+  await exec(tx, 'update calendars set sync_error = null where id = any($1) and sync_error is not null', [
+    dropped.map((d) => d.calendar_id),
+  ]);
+  return dropped.length;
 }
 
 export function connectionOf(db: Db, calendarId: string): Promise<ConnectionRow | undefined> {
