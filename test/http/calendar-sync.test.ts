@@ -69,6 +69,14 @@ const availability = async (date: string, key: string = KEYS.secret) => {
   assert.equal(res.status, 200, res.text);
   return res.body.slots.map((s: { start: string }) => s.start.slice(11, 16));
 };
+/** calendar_syncs_total{status} as GET /metrics shows it. */
+const syncsCounted = async (status: string) => {
+  const res = await fetch(`${t.url}/metrics`);
+  const text = await res.text();
+  assert.equal(res.status, 200);
+  const m = new RegExp(`^calendar_syncs_total\\{status="${status}"\\} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+};
 const book = (time: string, key: string = KEYS.secret) =>
   t.request('POST', '/v1/bookings', {
     key,
@@ -307,6 +315,7 @@ describe('calendar sync against Radicale', { skip }, () => {
   });
 
   it('401 makes the calendar NEEDS_REAUTH without credentials in syncError; syncing stops until the connection is given again', async () => {
+    const [reauth, success] = [await syncsCounted('NEEDS_REAUTH'), await syncsCounted('SUCCESS')];
     const r = await syncNow(t, 'cal_priya_wrong');
     assert.equal(r.status, 'NEEDS_REAUTH');
     const c = await calendar('cal_priya_wrong');
@@ -314,6 +323,9 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.match(c.syncError, /401/);
     assert.ok(!c.syncError.includes('not-her-password'));
     assert.equal((await syncNow(t, 'cal_priya_wrong')).status, 'SKIPPED');
+    // calendar_syncs_total counts the syncs that ran, by outcome; a skipped one is not one
+    assert.equal(await syncsCounted('NEEDS_REAUTH'), reauth + 1);
+    assert.equal(await syncsCounted('SKIPPED'), 0);
     // the seed file gives the right password: PENDING again, and the sync succeeds
     const seed = calendarSeed([
       { id: 'cal_amara_caldav', url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: PASSWORD },
@@ -324,6 +336,7 @@ describe('calendar sync against Radicale', { skip }, () => {
     await loadSeed(t.db.pool, validateSeed(seed), { secretKey: t.config.webhookSecretKey });
     assert.equal((await calendar('cal_priya_wrong')).syncStatus, 'PENDING');
     assert.equal((await syncNow(t, 'cal_priya_wrong')).status, 'SUCCESS');
+    assert.equal(await syncsCounted('SUCCESS'), success + 1);
     // and seeding the same file again changes nothing, the status included
     const again = await loadSeed(t.db.pool, validateSeed(seed), { secretKey: t.config.webhookSecretKey });
     assert.equal(again.changes, 0);

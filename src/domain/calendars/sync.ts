@@ -6,6 +6,7 @@ import type { Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import type { ClaimedCalendar, ParsedResource } from '../../db/queries/calendar-sync.ts';
 import * as store from '../../db/queries/calendar-sync.ts';
+import { calendarSyncs } from '../../metrics.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { decryptSecret } from '../webhooks/secrets.ts';
 import type { DavEntry } from './caldav.ts';
@@ -199,18 +200,22 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
   const began = Date.now();
   const lease = randomBytes(12).toString('base64url');
   const cal = await transaction(deps.db, (tx) => store.claimSync(tx, calendarId, lease, LEASE_SECONDS));
-  const outcome = (status: SyncOutcome['status'], error: string | null, extra: Partial<SyncOutcome> = {}): SyncOutcome => ({
-    calendarId,
-    status,
-    error,
-    events: 0,
-    skipped: 0,
-    busyBlocks: 0,
-    requests: 0,
-    durationMs: Date.now() - began,
-    changed: false,
-    ...extra,
-  });
+  const outcome = (status: SyncOutcome['status'], error: string | null, extra: Partial<SyncOutcome> = {}): SyncOutcome => {
+    // calendar_syncs_total counts the syncs that ran; a skipped one read nothing
+    if (status !== 'SKIPPED') calendarSyncs.inc({ status });
+    return {
+      calendarId,
+      status,
+      error,
+      events: 0,
+      skipped: 0,
+      busyBlocks: 0,
+      requests: 0,
+      durationMs: Date.now() - began,
+      changed: false,
+      ...extra,
+    };
+  };
   if (!cal) return outcome('SKIPPED', 'not connected, already syncing, or waiting for new credentials');
   let client: CalDavClient | undefined;
   try {
