@@ -57,23 +57,28 @@ export async function needsReauth(db: Db, calendarId: string): Promise<boolean> 
  * Calendars no longer connected (a seed file dropped their connection): the stored credentials
  * go, and with them what was read (resources, busy time) and the write-back failure; the
  * reason the last sync or write failed goes too, since nothing syncs any more (the status is the
- * file's again). Returns how many were connected. A database not yet migrated to 072 (a seed run
- * before migrate, as the test of the old history does) has none to drop.
+ * file's again). Returns how many were connected, and their members (whose busy time changed).
+ * A database not yet migrated to 072 (a seed run before migrate, as the test of the old history
+ * does) has none to drop.
  */
-export async function dropConnections(tx: Tx, calendarIds: readonly string[]): Promise<number> {
-  if (calendarIds.length === 0) return 0;
+export async function dropConnections(tx: Tx, calendarIds: readonly string[]): Promise<{ dropped: number; memberIds: string[] }> {
+  const none = { dropped: 0, memberIds: [] };
+  if (calendarIds.length === 0) return none;
   const table = await one<{ ok: boolean }>(tx, `select to_regclass('calendar_connections') is not null as ok`);
-  if (!table?.ok) return 0;
+  if (!table?.ok) return none;
   const dropped = await rows<{ calendar_id: string }>(
     tx,
     'delete from calendar_connections where calendar_id = any($1) returning calendar_id',
     [calendarIds],
   );
-  if (dropped.length === 0) return 0;
-  await exec(tx, 'update calendars set sync_error = null where id = any($1) and sync_error is not null', [
-    dropped.map((d) => d.calendar_id),
-  ]);
-  return dropped.length;
+  if (dropped.length === 0) return none;
+  const owners = await rows<{ user_id: string }>(
+    tx,
+    `with cleared as (update calendars set sync_error = null where id = any($1) and sync_error is not null)
+     select distinct user_id from calendars where id = any($1)`,
+    [dropped.map((d) => d.calendar_id)],
+  );
+  return { dropped: dropped.length, memberIds: owners.map((o) => o.user_id) };
 }
 
 export function connectionOf(db: Db, calendarId: string): Promise<ConnectionRow | undefined> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Pool, Tx } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
+import { announceBusyChange } from '../../db/busy-changes.ts';
 import { announceConfigChange } from '../../db/config-changes.ts';
 import { upsertKey } from '../../db/queries/api-keys.ts';
 import * as up from '../../db/queries/seed-upserts.ts';
@@ -60,10 +61,13 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
           if (await saveConnection(tx, cal.id, cal.connection, opts.secretKey)) n += 1;
         }
       }
-      n += await dropConnections(
+      const dropped = await dropConnections(
         tx,
         org.calendars.filter((c) => !c.connection).map((c) => c.id),
       );
+      n += dropped.dropped;
+      // their busy blocks went with them (cascade): every process drops what it cached of them
+      await announceBusyChange(tx, dropped.memberIds);
       for (const k of org.api_keys) {
         const parsed = parseKey(k.key)!;
         const outcome = await upsertKey(tx, {
