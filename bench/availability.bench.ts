@@ -20,6 +20,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import type { Pool } from '../src/db/pool.ts';
 import { createPool } from '../src/db/pool.ts';
@@ -30,6 +31,8 @@ import { MemoryFreeBusyCache } from '../src/domain/availability/freebusy-cache.t
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
+import { CalendarBusyCache } from '../src/domain/availability/calendar-busy-cache.ts';
+import { announceBusyChange, listenForBusyChanges } from '../src/db/busy-changes.ts';
 import { buildServer } from '../src/http/server.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
@@ -44,6 +47,7 @@ import {
   cpuPer,
   insertWindowBookings,
   nextMonday,
+  sleep,
 } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -65,14 +69,29 @@ if (process.env.BENCH_ROLE === 'server') {
   });
   const pool = createPool(url, 10);
   const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+  const answers = new MemoryFreeBusyCache();
+  const calendars = [new CalendarBusyCache(), new CalendarBusyCache()];
+  // as serve does: an announced change of calendar blocks (the parent's, below) reaches both servers
+  let listening!: () => void;
+  const listened = new Promise<void>((r) => (listening = r));
+  listenForBusyChanges(
+    url,
+    (ids) => {
+      for (const c of calendars) c.invalidate(ids);
+      void answers.invalidate(ids);
+    },
+    pino({ level: 'silent' }),
+    () => listening(),
+  );
+  await listened;
   const apps = [
     await buildServer({
-      deps: { db: pool, config, now: () => new Date(), freebusyCache: new MemoryFreeBusyCache() },
+      deps: { db: pool, config, now: () => new Date(), freebusyCache: answers, calendarBusy: calendars[0] },
       rateLimitStore: new MemoryRateLimitStore(),
       logger: false,
     }),
     await buildServer({
-      deps: { db: pool, config, now: () => new Date(), freebusyCache: never },
+      deps: { db: pool, config, now: () => new Date(), freebusyCache: never, calendarBusy: calendars[1] },
       rateLimitStore: new MemoryRateLimitStore(),
       logger: false,
     }),
@@ -331,6 +350,12 @@ async function main() {
         for (const on of [false, true]) {
           await db.pool.query('delete from calendar_busy');
           if (on) await db.pool.query('insert into calendar_busy select * from bench_calendar_busy');
+          // as a sync does: the servers drop the hosts' cached answers and calendar blocks
+          await announceBusyChange(
+            db.pool,
+            Array.from({ length: HOSTS }, (_, h) => hostId(h)),
+          );
+          await sleep(200);
           keep(`cold ${on}`, await load(availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth));
           keep(`cached ${on}`, await load(availUrl, auth));
         }

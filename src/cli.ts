@@ -9,6 +9,7 @@ import { createPool, isConnectionLoss } from './db/pool.ts';
 import { createKey } from './domain/auth/create-key.ts';
 import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
+import { CalendarBusyCache } from './domain/availability/calendar-busy-cache.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
 import { listenForBusyChanges } from './db/busy-changes.ts';
 import { connectedCalendars } from './db/queries/calendar-sync.ts';
@@ -171,11 +172,21 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
       parts.push({ close: () => configChanges.close() });
-      // a calendar sync in any process (another worker, the CLI) drops this process's cached answers for the member
-      const busyChanges = listenForBusyChanges(db.url, (ids) => void freebusyCache.invalidate(ids), log);
+      // a calendar sync in any process (another worker, the CLI) drops this process's cached
+      // answers and calendar blocks for the member; a (re)connected listener may have missed some
+      const calendarBusy = new CalendarBusyCache();
+      const busyChanges = listenForBusyChanges(
+        db.url,
+        (ids) => {
+          calendarBusy.invalidate(ids);
+          void freebusyCache.invalidate(ids);
+        },
+        log,
+        () => calendarBusy.clear(),
+      );
       parts.push({ close: () => busyChanges.close() });
       const app = await buildServer({
-        deps: { db: apiPool, config, now, freebusyCache, ...(redis ? { redisState: redis.state } : {}) },
+        deps: { db: apiPool, config, now, freebusyCache, calendarBusy, ...(redis ? { redisState: redis.state } : {}) },
         rateLimitStore,
         logger: undefined,
         loggerInstance: log,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
 import { listenForBusyChanges } from '../../src/db/busy-changes.ts';
+import { CalendarBusyCache } from '../../src/domain/availability/calendar-busy-cache.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { clearKeyCache } from '../../src/domain/auth/keys.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
@@ -73,8 +74,9 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   const fixed = opts.now !== undefined;
   const now = () => (fixed ? new Date(clock.now) : new Date());
   const freebusyCache = new MemoryFreeBusyCache(() => now().getTime());
+  const calendarBusy = new CalendarBusyCache(() => now().getTime());
   const app = await buildServer({
-    deps: { db: db.pool, config, now, freebusyCache },
+    deps: { db: db.pool, config, now, freebusyCache, calendarBusy },
     rateLimitStore: opts.rateLimitStore ?? new MemoryRateLimitStore(),
     ...(opts.log ? { loggerInstance: opts.log } : { logger: false }),
   });
@@ -83,9 +85,15 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   const ready = new Promise<void>((r) => (listening = r));
   const busyChanges = listenForBusyChanges(
     db.url,
-    (ids) => void freebusyCache.invalidate(ids),
+    (ids) => {
+      calendarBusy.invalidate(ids);
+      void freebusyCache.invalidate(ids);
+    },
     pino({ level: 'silent' }),
-    () => listening(),
+    () => {
+      calendarBusy.clear();
+      listening();
+    },
   );
   await ready;
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
+import { CalendarBusyCache } from '../../src/domain/availability/calendar-busy-cache.ts';
 import { createFreeBusyCache } from '../../src/domain/availability/freebusy-cache-factory.ts';
 import { clearKeyCache } from '../../src/domain/auth/keys.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
@@ -50,7 +51,7 @@ async function serveWith(redisUrl: string) {
   const link = connectRedis(redisUrl, log);
   const freebusyCache = createFreeBusyCache(link);
   const app: FastifyInstance = await buildServer({
-    deps: { db: db.pool, config, now: () => new Date(), freebusyCache, redisState: link.state },
+    deps: { db: db.pool, config, now: () => new Date(), freebusyCache, calendarBusy: new CalendarBusyCache(), redisState: link.state },
     rateLimitStore: createRateLimitStore(link),
     logger: false,
   });

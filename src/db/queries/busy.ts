@@ -75,7 +75,8 @@ function holdsOverlapping(narrow: boolean): string {
 
 /**
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
- * start, so a create reads its slot and its routing order in one round trip.
+ * start, so a create reads its slot and its routing order in one round trip. withCalendars false:
+ * no 'calendar' rows (GET /availability takes them from CalendarBusyCache).
  */
 export function busyOfMembers(
   db: Db,
@@ -85,6 +86,7 @@ export function busyOfMembers(
   to: Date,
   excludeBookingId: string | null,
   statsAt: Date | null = null,
+  withCalendars = true,
 ): Promise<BusyRow[]> {
   const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
   return rows<BusyRow>(
@@ -102,7 +104,7 @@ export function busyOfMembers(
      union all
      select member_id, 'calendar', ${MS('start_time')}, ${MS('end_time')}, null, null, null
        from calendar_busy
-      where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
+      where $9::boolean and member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
       group by member_id
      union all
      select m.id, 'stats', null, null, null,
@@ -120,6 +122,17 @@ export function busyOfMembers(
       statsAt,
       new Date(from.getTime() - HOLD_AFTER_MS),
       new Date(to.getTime() + HOLD_BEFORE_MS),
+      withCalendars,
     ],
+  );
+}
+
+/** Every busy block the members' calendars hold (a sync keeps only its window), for CalendarBusyCache. */
+export function calendarBusyOfMembers(db: Db, memberIds: readonly string[]): Promise<Pick<BusyRow, 'member_id' | 'starts' | 'ends'>[]> {
+  return rows(
+    db,
+    `select member_id, ${MS('start_time')} as starts, ${MS('end_time')} as ends
+       from calendar_busy where member_id = any($1::uuid[]) group by member_id`,
+    [memberIds],
   );
 }

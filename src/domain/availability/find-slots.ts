@@ -5,6 +5,7 @@ import type { TeamMember } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import type { HostInput } from './engine.ts';
 import { computeSlots } from './engine.ts';
+import type { CalendarBusyCache } from './calendar-busy-cache.ts';
 import type { Interval } from './intervals.ts';
 import { DAY_MS, MINUTE_MS } from './zone-days.ts';
 import type { EventTypeRow } from '../../db/schema.ts';
@@ -99,17 +100,19 @@ export function reachOf(t: Pick<EventTypeRow, 'duration' | 'buffer_before' | 'bu
   };
 }
 
-/** Loads every host's busy time in one query and shapes it for the engine. */
+/**
+ * Loads every host's busy time in one query and shapes it for the engine. `calendars`: a source
+ * of the hosts' calendar blocks other than that query (GET /availability's CalendarBusyCache).
+ */
 export async function hostInputs(
   db: Db,
   hosts: readonly HostSchedule[],
   mode: string,
   from: Date,
   to: Date,
-  excludeBookingId?: string,
-  reach: BusyReach = ANY_EVENT_TYPE,
+  calendars?: CalendarBusyCache,
 ): Promise<HostInput[]> {
-  return (await loadHosts(db, hosts, mode, from, to, excludeBookingId ?? null, reach, null)).inputs;
+  return (await loadHosts(db, hosts, mode, from, to, null, ANY_EVENT_TYPE, null, calendars)).inputs;
 }
 
 /** hostInputs, and with statsAt the hosts' round-robin figures for that start, from the same statement. */
@@ -122,20 +125,17 @@ async function loadHosts(
   excludeBookingId: string | null,
   reach: BusyReach,
   statsAt: Date | null,
+  calendars?: CalendarBusyCache,
 ): Promise<{ inputs: HostInput[]; stats: RoutingStats[] }> {
   const lo = new Date(from.getTime() - reach.before);
   const hi = new Date(to.getTime() + reach.after);
-  const busyRows = await busyOfMembers(
-    db,
-    hosts.map((h) => h.id),
-    mode,
-    lo,
-    hi,
-    excludeBookingId,
-    statsAt,
-  );
+  const ids = hosts.map((h) => h.id);
+  const [busyRows, calendarBusy] = await Promise.all([
+    busyOfMembers(db, ids, mode, lo, hi, excludeBookingId, statsAt, calendars === undefined),
+    calendars?.overlapping(db, ids, lo.getTime(), hi.getTime()),
+  ]);
   const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
-  for (const h of hosts) byMember.set(h.id, { busy: [], bookingStarts: [] });
+  for (const h of hosts) byMember.set(h.id, { busy: calendarBusy?.get(h.id) ?? [], bookingStarts: [] });
   const stats: RoutingStats[] = [];
   for (const r of busyRows) {
     if (r.kind === 'stats') {

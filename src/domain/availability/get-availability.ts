@@ -6,6 +6,7 @@ import { NotFound, ValidationError } from '../errors.ts';
 import { answerKey, hostTokens } from './answer-cache.ts';
 import { computeSlots } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
+import type { CalendarBusyCache } from './calendar-busy-cache.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
 import { DAY_MS, MINUTE_MS, parseWallDate, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
@@ -94,11 +95,13 @@ function lowerBound(starts: readonly number[], t: number): number {
  * GET /availability: the slots of an event type whose starts fall on the local dates
  * start_date..end_date (inclusive) in `timezone` (decisions.md §4), as the JSON body. The
  * same engine as the create's slot check (freeHostsAt); the answer is computed without the notice cut-off and cached (see
- * answer-cache.ts), and `now + minimum_booking_notice` is applied to it on every request.
+ * answer-cache.ts), and `now + minimum_booking_notice` is applied to it on every request. The
+ * hosts' calendar blocks come from `calendars` (CalendarBusyCache), their holds from the database.
  */
 export async function availabilityBody(
   db: Db,
   cache: FreeBusyCache,
+  calendars: CalendarBusyCache,
   auth: { organizationId: string; mode: 'test' | 'live' },
   q: AvailabilityQuery,
   now: Date,
@@ -126,7 +129,7 @@ export async function availabilityBody(
     else {
       const wanted = new Set(chosen);
       const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => wanted.has(h.id));
-      const inputs = await hostInputs(db, hosts, auth.mode, new Date(from), new Date(to));
+      const inputs = await hostInputs(db, hosts, auth.mode, new Date(from), new Date(to), calendars);
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
       const slots = computeSlots(inputs, rules, type.scheduling_type === 'COLLECTIVE');
       answer = {

@@ -22,7 +22,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = 
     },
     async (req, reply) => {
       // The body comes pre-serialised from the answer cache (it has the response schema's shape).
-      const body = await availabilityBody(deps.db, deps.freebusyCache, req.auth!, req.query, deps.now());
+      const body = await availabilityBody(deps.db, deps.freebusyCache, deps.calendarBusy, req.auth!, req.query, deps.now());
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof AvailabilityResponse>);
     },
   );

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { CalendarBusyCache } from '../../../src/domain/availability/calendar-busy-cache.ts';
 import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { availabilityBody } from '../../../src/domain/availability/get-availability.ts';
 import { loadSeed } from '../../../src/domain/seed/load.ts';
@@ -28,21 +29,25 @@ describe('availability answer cache', async () => {
   it('serves the cached answer until a host is invalidated', async () => {
     const cache = new MemoryFreeBusyCache(() => 0);
     const now = new Date('2026-11-23T09:00:00Z');
-    const before = starts(await availabilityBody(db.pool, cache, auth, q, now));
+    const before = starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, q, now));
     assert.ok(before.includes('10:00'));
     await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-24T10:00:00Z', minutes: 30 });
-    assert.deepEqual(starts(await availabilityBody(db.pool, cache, auth, q, now)), before, 'cached');
+    assert.deepEqual(starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, q, now)), before, 'cached');
     await cache.invalidate([MEMBERS.jonas]);
-    assert.deepEqual(starts(await availabilityBody(db.pool, cache, auth, q, now)), before, 'another member changed');
+    assert.deepEqual(
+      starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, q, now)),
+      before,
+      'another member changed',
+    );
     await cache.invalidate([MEMBERS.amara]);
-    const after = starts(await availabilityBody(db.pool, cache, auth, q, now));
+    const after = starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, q, now));
     assert.ok(!after.includes('10:00'), 'the booking shows once its host is invalidated');
     // The same invalidation reaches answers naming several hosts (ROUND_ROBIN union).
     const both = { ...q, assigned_to_id: undefined };
-    const union = JSON.parse((await availabilityBody(db.pool, cache, auth, both, now)).toString()).totalSlots;
+    const union = JSON.parse((await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, both, now)).toString()).totalSlots;
     await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: '2026-11-24T07:00:00Z', minutes: 30 });
     await cache.invalidate([MEMBERS.jonas]);
-    const afterJonas = starts(await availabilityBody(db.pool, cache, auth, both, now));
+    const afterJonas = starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, both, now));
     assert.ok(!afterJonas.includes('07:00') && afterJonas.length < union);
   });
 
@@ -52,6 +57,7 @@ describe('availability answer cache', async () => {
       await availabilityBody(
         db.pool,
         cache,
+        new CalendarBusyCache(),
         auth,
         { ...q, start_date: '2026-11-25', end_date: '2026-11-25' },
         new Date('2026-11-25T06:00:00Z'),
@@ -63,6 +69,7 @@ describe('availability answer cache', async () => {
       await availabilityBody(
         db.pool,
         cache,
+        new CalendarBusyCache(),
         auth,
         { ...q, start_date: '2026-11-25', end_date: '2026-11-25' },
         new Date('2026-11-25T10:05:00Z'),
@@ -83,7 +90,7 @@ describe('availability answer cache', async () => {
       const workerProcess = new RedisFreeBusyCache(redis, prefix);
       const now = new Date('2026-11-23T09:00:00Z');
       const day = { ...q, start_date: '2026-11-27', end_date: '2026-11-27' };
-      const first = starts(await availabilityBody(db.pool, apiProcess, auth, day, now));
+      const first = starts(await availabilityBody(db.pool, apiProcess, new CalendarBusyCache(), auth, day, now));
       assert.ok(first.includes('11:00'));
       await insertBooking(db.pool, {
         eventTypeId: 'et_intro_call',
@@ -91,9 +98,13 @@ describe('availability answer cache', async () => {
         start: '2026-11-27T11:00:00Z',
         minutes: 30,
       });
-      assert.deepEqual(starts(await availabilityBody(db.pool, apiProcess, auth, day, now)), first, 'cached in Redis');
+      assert.deepEqual(
+        starts(await availabilityBody(db.pool, apiProcess, new CalendarBusyCache(), auth, day, now)),
+        first,
+        'cached in Redis',
+      );
       await workerProcess.invalidate([MEMBERS.amara]);
-      assert.ok(!starts(await availabilityBody(db.pool, apiProcess, auth, day, now)).includes('11:00'));
+      assert.ok(!starts(await availabilityBody(db.pool, apiProcess, new CalendarBusyCache(), auth, day, now)).includes('11:00'));
     } finally {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
