@@ -13,12 +13,21 @@ import type { FreeBusyCache } from './freebusy-cache.ts';
  */
 const TOKEN_KEY = '#availability-token';
 
+/**
+ * A new token: this process's random prefix and a counter, unique across processes sharing a
+ * Redis cache without asking the system for random bytes per host and request (with the cache
+ * off, every request needs a token per host, and randomBytes was 6 % of such a request's CPU).
+ */
+const PROCESS_PREFIX = randomBytes(6).toString('base64url');
+let issued = 0;
+const newToken = () => `${PROCESS_PREFIX}${(++issued).toString(36)}`;
+
 export async function hostTokens(cache: FreeBusyCache, memberIds: readonly string[]): Promise<string[]> {
   return Promise.all(
     memberIds.map(async (id) => {
       const existing = await cache.get(id, TOKEN_KEY);
       if (typeof existing === 'string') return existing;
-      const token = randomBytes(6).toString('base64url');
+      const token = newToken();
       await cache.set(id, TOKEN_KEY, token);
       return token;
     }),
