@@ -216,6 +216,9 @@ export const COLUMNS = {
     during: 'tstzrange',
     active: 'bool',
     created_at: 'timestamptz',
+    during_start_ms: 'int8',
+    during_end_ms: 'int8',
+    start_ms: 'int8',
   },
   member_booking_counts: {
     member_id: 'uuid',

@@ -88,7 +88,12 @@ describe('a database built by the numbered history 001 … 071', () => {
     );
     const snapshot = async () => ({
       bookings: (await old.pool.query('select * from bookings order by id')).rows,
-      holds: (await old.pool.query('select * from booking_members order by booking_id, member_id')).rows,
+      // the columns the history had (077 adds generated ones, checked below)
+      holds: (
+        await old.pool.query(
+          'select booking_id, member_id, mode, start_time, during, active, created_at from booking_members order by booking_id, member_id',
+        )
+      ).rows,
       counts: (await old.pool.query('select * from member_booking_counts order by member_id, period_start')).rows,
       members: (await old.pool.query('select * from members order by id')).rows,
       eventTypes: (await old.pool.query('select * from event_types order by id')).rows,
@@ -106,6 +111,8 @@ describe('a database built by the numbered history 001 … 071', () => {
     const versions = (await old.pool.query('select version from schema_migrations order by version')).rows.map((r) => r.version);
     assert.ok(versions.includes('baseline') && versions.includes('071_hold_contains_its_start'), versions.join(', '));
     assert.deepEqual(await snapshot(), before);
+    const ms = (await old.pool.query('select during_start_ms, during_end_ms, start_ms from booking_members')).rows;
+    assert.deepEqual(ms, [{ during_start_ms: 1812362400000, during_end_ms: 1812364200000, start_ms: 1812362400000 }]);
 
     const [oldSchema, freshSchema] = await Promise.all([describeSchema(old.pool), describeSchema(fresh.pool)]);
     for (const key of Object.keys(freshSchema)) assert.deepEqual(oldSchema[key], freshSchema[key], `${key} differ`);

@@ -35,6 +35,8 @@ export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> &
 // group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.
 // date_part (double precision) is much cheaper than extract (numeric).
 const MS = (col: string) => `string_agg(((date_part('epoch', ${col}) * 1000)::bigint)::text, ',')`;
+/** The same for a column that holds epoch milliseconds already (booking_members' *_ms, migration 077). */
+const CSV = (col: string) => `string_agg(${col}::text, ',')`;
 
 /** How far a hold reaches before and after its start (constraint booking_members_during_near_start). */
 const HOLD_BEFORE_MS = 24 * 3_600_000;
@@ -91,8 +93,8 @@ export function busyOfMembers(
   const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
   return rows<BusyRow>(
     db,
-    `select member_id, 'booking' as kind, ${MS('lower(during)')} as starts, ${MS('upper(during)')} as ends,
-            ${MS('start_time')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
+    `select member_id, 'booking' as kind, ${CSV('during_start_ms')} as starts, ${CSV('during_end_ms')} as ends,
+            ${CSV('start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
        from booking_members
       where member_id = any($1::uuid[]) and ${holdsOverlapping(narrow)} and ($5::text is null or booking_id <> $5)
       group by member_id
