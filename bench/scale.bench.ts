@@ -66,7 +66,7 @@ interface Measured {
   size: number;
   bookings: number;
   loadSeconds: number;
-  create: { rate: number; p50: number; p99: number; failed: number; service: number; pg: number };
+  create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number };
   routing: { p50: number; p99: number };
   gets: Record<string, autocannon.Result & { rounds: number[]; service: number; pg: number }>;
   /** serve's resident memory at the end, and its peak, in MB */
@@ -203,6 +203,8 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
         p50: created.latency.p50,
         p99: created.latency.p99,
         failed: created.non2xx + created.errors,
+        // 409: a slot that every host's calendar holds (generateCalendars), refused by design
+        conflicts: (created.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0,
         service: cpu.service,
         pg: cpu.pg,
       },
@@ -245,7 +247,7 @@ function printSize(m: Measured): void {
       'p50 ms': m.create.p50,
       'p99 ms': m.create.p99,
       note:
-        `${CREATES} creates, 16 connections, ${m.create.failed} not 201; CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
+        `${CREATES} creates, 16 connections, ${m.create.failed} not 201 (${m.create.conflicts} of them 409: slots every host's calendar holds); CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
         `PostgreSQL ${m.create.pg.toFixed(2)} ms`,
     },
     {
