@@ -246,19 +246,30 @@ export async function finishSync(tx: Tx, calendarId: string, s: SyncSuccess): Pr
       where calendar_id = $1 returning write_error`,
     [calendarId, s.syncToken, s.ctag, s.windowStart, s.windowEnd, totals.events, totals.skipped],
   ))!;
+  // A write-back refused with 401/403 while this sync ran (needsReauth) is newer news about the
+  // credentials than this sync's success: the calendar stays NEEDS_REAUTH with its reason.
   await exec(
     tx,
-    `update calendars set sync_status = case when $2::text is null then 'SUCCESS' else 'ERROR' end, sync_error = $2, last_sync_at = $3
+    `update calendars
+        set sync_status = case when sync_status = 'NEEDS_REAUTH' then sync_status when $2::text is null then 'SUCCESS' else 'ERROR' end,
+            sync_error = case when sync_status = 'NEEDS_REAUTH' then sync_error else $2 end, last_sync_at = $3
       where id = $1`,
     [calendarId, k.write_error, s.at],
   );
   return totals;
 }
 
-/** A failed sync: ERROR or NEEDS_REAUTH with the reason; stored busy time is left as it was. */
+/**
+ * A failed sync: ERROR or NEEDS_REAUTH with the reason; stored busy time is left as it was. An
+ * ERROR does not replace a NEEDS_REAUTH that a write-back set while the sync ran.
+ */
 export async function failSync(tx: Tx, calendarId: string, status: 'ERROR' | 'NEEDS_REAUTH', reason: string): Promise<void> {
   await exec(tx, 'update calendar_connections set sync_lease = null, sync_lease_until = null where calendar_id = $1', [calendarId]);
-  await exec(tx, 'update calendars set sync_status = $2, sync_error = $3 where id = $1', [calendarId, status, reason]);
+  await exec(
+    tx,
+    `update calendars set sync_status = $2, sync_error = $3 where id = $1 and ($2 = 'NEEDS_REAUTH' or sync_status <> 'NEEDS_REAUTH')`,
+    [calendarId, status, reason],
+  );
 }
 
 /** Connected calendars (CALDAV/APPLE with a connection) of the organization or all, optionally one. */
