@@ -51,3 +51,28 @@ describe('query-string secrets in the access log', () => {
     assert.equal(redactUrl('/x?a=%E0%A4%A&key'), '/x?a=%E0%A4%A&key');
   });
 });
+
+describe('the access log line at a level that drops it', () => {
+  it('is not written (nor built) when the logger is above info', async () => {
+    const quiet: string[] = [];
+    const app = await startApp({
+      log: pino(
+        loggerOptions('warn'),
+        new Writable({
+          write(chunk, _enc, done) {
+            quiet.push(chunk.toString('utf8'));
+            done();
+          },
+        }),
+      ),
+    });
+    try {
+      const res = await app.request('GET', '/v1/bookings?limit=1', { key: KEYS.secret });
+      assert.equal(res.status, 200, res.text);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.ok(!quiet.join('').includes('"msg":"request"'), quiet.join(''));
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,10 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import pino from 'pino';
 import { httpRequestDuration } from '../../metrics.ts';
 import { redactUrl } from '../log.ts';
 
 /** The route pattern a request matched (`/v1/bookings/:id`), so metrics have few label values. */
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? 'unmatched';
+}
+
+/** Whether a logger at `current` writes `wanted` lines ('silent' and unknown levels write none). */
+function enabled(current: string, wanted: 'info' | 'error'): boolean {
+  return (pino.levels.values[current] ?? Infinity) <= pino.levels.values[wanted];
 }
 
 /**
@@ -17,6 +23,9 @@ export function installObservability(app: FastifyInstance): void {
     const seconds = reply.elapsedTime / 1000;
     const route = routeOf(request);
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    // the line's fields (the redacted URL above all) are built only when the line is written
+    if (!enabled(request.log.level, level)) return;
     const fields = {
       method: request.method,
       url: redactUrl(request.url),
@@ -25,7 +34,6 @@ export function installObservability(app: FastifyInstance): void {
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...(request.auth ? { org: request.auth.organizationId, mode: request.auth.mode } : {}),
     };
-    if (reply.statusCode >= 500) request.log.error(fields, 'request');
-    else request.log.info(fields, 'request');
+    request.log[level](fields, 'request');
   });
 }
