@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
-import { listenForBusyChanges } from '../../src/db/busy-changes.ts';
+import { announceBusyChange, listenForBusyChanges } from '../../src/db/busy-changes.ts';
 import { CalendarBusyCache } from '../../src/domain/availability/calendar-busy-cache.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { clearKeyCache } from '../../src/domain/auth/keys.ts';
@@ -27,6 +27,12 @@ export interface TestApp {
   /** The injected clock: tests may move it. */
   clock: { now: Date };
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  /**
+   * Resolves once this app has heard every busy-time announcement committed before the call
+   * (a sync's, from any process): PostgreSQL delivers notifications in commit order, so a marker
+   * announced now arrives after them. GET /availability's calendar blocks are then current.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,9 +89,11 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   // as `serve` does: a calendar sync in another process drops this process's cached answers
   let listening!: () => void;
   const ready = new Promise<void>((r) => (listening = r));
+  const markers = new Map<string, () => void>();
   const busyChanges = listenForBusyChanges(
     db.url,
     (ids) => {
+      for (const id of ids) markers.get(id)?.();
       calendarBusy.invalidate(ids);
       void freebusyCache.invalidate(ids);
     },
@@ -122,12 +130,22 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     return { status: res.status, headers: res.headers, body: parsed, text };
   }
 
+  let settles = 0;
+  async function settle(): Promise<void> {
+    const marker = `settle-${++settles}`;
+    const heard = new Promise<void>((r) => markers.set(marker, r));
+    await announceBusyChange(db.pool, [marker]);
+    await heard;
+    markers.delete(marker);
+  }
+
   return {
     url,
     db,
     app,
     config,
     clock,
+    settle,
     request,
     async close() {
       if (runner) await runner.stop();

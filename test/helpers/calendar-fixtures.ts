@@ -71,12 +71,17 @@ export function calendarSeed(
   return seed;
 }
 
-/** Syncs a calendar as a worker process would, with a cache of its own (another process's) unless given. */
-export function syncNow(t: TestApp, calendarId: string, cache: FreeBusyCache = new MemoryFreeBusyCache()): Promise<SyncOutcome> {
-  return syncCalendar(
+/**
+ * Syncs a calendar as a worker process would, with a cache of its own (another process's) unless
+ * given, and returns once the app has heard the sync's announcement (TestApp.settle).
+ */
+export async function syncNow(t: TestApp, calendarId: string, cache: FreeBusyCache = new MemoryFreeBusyCache()): Promise<SyncOutcome> {
+  const outcome = await syncCalendar(
     { db: t.db.pool, config: t.config, now: () => new Date(t.clock.now), log: pino({ level: 'silent' }), freebusyCache: cache },
     calendarId,
   );
+  await t.settle();
+  return outcome;
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
