@@ -49,7 +49,8 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const connect = (extra: string[] = [], url = `${radicale.url}/`) =>
+/** `calendars connect` for Amara; the password is read from the variable `passwordEnv` of `vars`. */
+const connect = (extra: string[] = [], url = `${radicale.url}/`, passwordEnv = 'CAL_PASSWORD', vars: Record<string, string> = env) =>
   runCli(
     [
       'calendars',
@@ -63,10 +64,10 @@ const connect = (extra: string[] = [], url = `${radicale.url}/`) =>
       '--username',
       'amara',
       '--password-env',
-      'CAL_PASSWORD',
+      passwordEnv,
       ...extra,
     ],
-    env,
+    vars,
   );
 
 describe('booking-service calendars', { skip }, () => {
@@ -120,64 +121,14 @@ describe('booking-service calendars', { skip }, () => {
     const http = await connect([], 'http://calendar.example.com/dav/');
     assert.equal(http.code, 1);
     assert.match(http.stderr, /url: must use https \(http is allowed only on a loopback host\)/);
-    const noPassword = await runCli(
-      [
-        'calendars',
-        'connect',
-        '--org',
-        'org_northwind',
-        '--member',
-        MEMBERS.amara,
-        '--url',
-        radicale.url,
-        '--username',
-        'amara',
-        '--password-env',
-        'UNSET_VARIABLE',
-      ],
-      env,
-    );
+    const noPassword = await connect([], radicale.url, 'UNSET_VARIABLE');
     assert.equal(noPassword.code, 2);
     assert.match(noPassword.stderr, /UNSET_VARIABLE/);
-    const wrong = await runCli(
-      [
-        'calendars',
-        'connect',
-        '--org',
-        'org_northwind',
-        '--member',
-        MEMBERS.amara,
-        '--url',
-        radicale.url,
-        '--username',
-        'amara',
-        '--password-env',
-        'WRONG',
-      ],
-      { ...env, WRONG: 'nope' },
-    );
+    const wrong = await connect([], radicale.url, 'WRONG', { ...env, WRONG: 'nope' });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /401/);
     assert.ok(!wrong.stderr.includes('nope'));
-    const unknown = await runCli(
-      [
-        'calendars',
-        'connect',
-        '--org',
-        'org_northwind',
-        '--member',
-        MEMBERS.amara,
-        '--url',
-        radicale.url,
-        '--username',
-        'amara',
-        '--password-env',
-        'CAL_PASSWORD',
-        '--primary',
-        'Holidays',
-      ],
-      env,
-    );
+    const unknown = await connect(['--primary', 'Holidays'], radicale.url);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no calendar named "Holidays" \(found: /);
   });
