@@ -6,6 +6,7 @@ import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
+import { insertBooking } from '../domain/availability/scheduling-fixtures.ts';
 
 // busyOfMembers reads the holds whose buffered interval overlaps the window [from, to), in one of
 // two statements by the window's width (busy.ts): one hold of 10:00-10:30 with a 10-minute buffer
@@ -14,16 +15,14 @@ let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
   await loadSeed(db.pool, validateSeed(testSeed()));
-  await db.pool.query(
-    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
-     values ('bkg_edge', 'org_northwind', 'test', 'et_intro_call', 'SCHEDULED', '2027-06-07T10:00:00Z', '2027-06-07T10:30:00Z',
-             '{"name":"C","email":"c@example.com"}')`,
-  );
-  await db.pool.query(
-    `insert into booking_members (booking_id, member_id, mode, start_time, during)
-     values ('bkg_edge', $1, 'test', '2027-06-07T10:00:00Z', tstzrange('2027-06-07T10:00:00Z', '2027-06-07T10:40:00Z', '[)'))`,
-    [MEMBERS.jonas],
-  );
+  await insertBooking(db.pool, {
+    id: 'bkg_edge',
+    eventTypeId: 'et_intro_call',
+    memberIds: [MEMBERS.jonas],
+    start: '2027-06-07T10:00:00Z',
+    minutes: 30,
+    bufferAfter: 10,
+  });
 });
 after(() => db.drop());
 
@@ -73,16 +72,14 @@ it('finds the longest hold the limits allow from windows at its far edges', asyn
   // A 24 h meeting with 24 h buffers either side: [start - 24 h, start + 48 h), the farthest a hold
   // reaches from its start (constraint booking_members_during_near_start); busyOfMembers bounds
   // its index scan by exactly that reach.
-  await db.pool.query(
-    `insert into bookings (id, organization_id, mode, event_type_id, status, start_time, end_time, attendee)
-     values ('bkg_long', 'org_northwind', 'test', 'et_intro_call', 'SCHEDULED', '2027-07-10T12:00:00Z', '2027-07-11T12:00:00Z',
-             '{"name":"C","email":"c@example.com"}')`,
-  );
-  await db.pool.query(
-    `insert into booking_members (booking_id, member_id, mode, start_time, during)
-     values ('bkg_long', $1, 'test', '2027-07-10T12:00:00Z', tstzrange('2027-07-09T12:00:00Z', '2027-07-12T12:00:00Z', '[)'))`,
-    [MEMBERS.priya],
-  );
+  await insertBooking(db.pool, {
+    eventTypeId: 'et_intro_call',
+    memberIds: [MEMBERS.priya],
+    start: '2027-07-10T12:00:00Z',
+    minutes: 1440,
+    bufferBefore: 1440,
+    bufferAfter: 1440,
+  });
   const start = String(Date.parse('2027-07-10T12:00:00Z'));
   const busy = (from: string, to: string) => startsIn(MEMBERS.priya, '2027-07-10T12:00:00Z', from, to);
   assert.equal(await busy('2027-07-09T11:00:00Z', '2027-07-09T12:00:01Z'), start); // its first second, 24 h before its start
