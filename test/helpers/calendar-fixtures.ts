@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { FreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
@@ -5,7 +6,7 @@ import type { SyncOutcome } from '../../src/domain/calendars/sync.ts';
 import { syncCalendar } from '../../src/domain/calendars/sync.ts';
 import type { TestApp } from './app.ts';
 import type { SeedJson } from './fixtures.ts';
-import { MEMBERS, testSeed } from './fixtures.ts';
+import { KEYS, MEMBERS, testSeed } from './fixtures.ts';
 
 /** One VEVENT in UTC, as a calendar client would store it (CRLF lines). */
 export function vevent(uid: string, start: string, end: string, extra: string[] = []): string {
@@ -92,4 +93,22 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A live booking of Amara's event type at `time`, asserted 201; its id. */
+export async function bookAmara(t: TestApp, time: string): Promise<string> {
+  const res = await t.request('POST', '/v1/bookings', {
+    key: KEYS.live,
+    body: { event_type_id: AMARA_TYPE, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com' } },
+  });
+  assert.equal(res.status, 201, res.text);
+  return res.body.booking.id as string;
+}
+
+/** Waits until the live booking `id` has been routed (SCHEDULED) by the worker. */
+export function routed(t: TestApp, id: string): Promise<boolean> {
+  return waitFor(
+    `routing of ${id}`,
+    async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.live })).body.booking.status === 'SCHEDULED',
+  );
 }

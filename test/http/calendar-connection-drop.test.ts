@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, bookAmara, calendarSeed, routed, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import type { SeedJson } from '../helpers/fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -76,19 +76,7 @@ const slots = async (date: string) => {
   assert.equal(res.status, 200, res.text);
   return res.body.slots.map((s: { start: string }) => s.start.slice(11, 16)) as string[];
 };
-const book = async (time: string) => {
-  const res = await t.request('POST', '/v1/bookings', {
-    key: KEYS.live,
-    body: { event_type_id: AMARA_TYPE, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com' } },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.booking.id as string;
-};
-const routed = (id: string) =>
-  waitFor(
-    `routing of ${id}`,
-    async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.live })).body.booking.status === 'SCHEDULED',
-  );
+const book = (time: string) => bookAmara(t, time);
 const events = async () => (await radicale.list('amara', 'work')).sort();
 const jobs = async (task: string) =>
   (await t.db.pool.query(`select key from graphile_worker.jobs where task_identifier = $1`, [task])).rows;
@@ -139,7 +127,7 @@ describe('a seed file that drops a calendar connection', { skip }, () => {
     const free = await slots('2026-12-02');
     assert.ok(free.includes('10:00') && free.includes('10:30'), free.join(' '));
     const id = await book('2026-12-02T10:00:00Z');
-    await routed(id);
+    await routed(t, id);
     // and the booking is not written to the calendar: nothing is queued for it
     assert.equal((await jobs('write-calendar-event')).length, 0);
     assert.ok(!(await events()).includes(`${id}@booking-service.ics`));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, bookAmara, calendarSeed, routed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
@@ -58,19 +58,7 @@ const calendar = async () => {
     lastSyncAt: string;
   };
 };
-const book = async (time: string) => {
-  const res = await t.request('POST', '/v1/bookings', {
-    key: KEYS.live,
-    body: { event_type_id: AMARA_TYPE, requested_time: time, attendee: { name: 'Ada Lovelace', email: 'ada@example.com' } },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.booking.id as string;
-};
-const routed = (id: string) =>
-  waitFor(
-    `routing of ${id}`,
-    async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.live })).body.booking.status === 'SCHEDULED',
-  );
+const book = (time: string) => bookAmara(t, time);
 const eventName = (rootId: string) => `${rootId}@booking-service.ics`;
 const events = async () => (await radicale.list('amara', 'work')).sort();
 /** The write-back jobs still queued: running, or waiting for a retry. */
@@ -131,7 +119,7 @@ describe('a write-back refused with 401 (the host changed their CalDAV password)
 
   it('while it waits for credentials nothing is synced or written: a new booking and a cancel are left for later', async () => {
     skipped = await book('2026-12-03T10:00:00Z');
-    await routed(skipped);
+    await routed(t, skipped);
     const cancelled = await t.request('DELETE', `/v1/bookings/${written}`, { key: KEYS.live, body: { reason: 'no longer needed' } });
     assert.equal(cancelled.status, 200, cancelled.text);
     await writeJobsDone();
