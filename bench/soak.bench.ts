@@ -114,13 +114,18 @@ async function startReceiver() {
   };
 }
 
-/** VmRSS of a process in MB, from /proc; NaN where /proc is not there. */
-function rssMb(pid: number | undefined): number {
+/**
+ * VmRSS of a process in MB, and its two parts: anonymous memory (heap, malloc) and pages of mapped
+ * files (the node binary's code and its ICU data, shared libraries), from /proc; NaN where /proc
+ * is not there.
+ */
+function rssMb(pid: number | undefined): { rss: number; anon: number; file: number } {
   try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+    return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
   } catch {
-    return NaN;
+    return { rss: NaN, anon: NaN, file: NaN };
   }
 }
 
@@ -157,6 +162,8 @@ interface Minute {
   clientErrors: number;
   failures: number;
   rss: number[];
+  anon: number[];
+  file: number[];
   heap: number[];
   /** Buffers and other memory outside the V8 heap (nodejs_external_memory_bytes). */
   external: number[];
@@ -169,6 +176,8 @@ const newMinute = (cpu: number): Minute => ({
   clientErrors: 0,
   failures: 0,
   rss: [],
+  anon: [],
+  file: [],
   heap: [],
   external: [],
   cpuAtStart: cpu,
@@ -348,9 +357,11 @@ try {
   const sampler = setInterval(() => {
     void (async () => {
       const now = performance.now();
-      const rss = rssMb(service?.pid);
+      const { rss, anon, file } = rssMb(service?.pid);
       const m = current(now);
       m.rss.push(rss);
+      m.anon.push(anon);
+      m.file.push(file);
       rssPoints.push({ x: (now - t0) / MIN, y: rss });
       try {
         const text = await (await fetch(`${base}/metrics`)).text();
@@ -414,6 +425,8 @@ try {
       // service CPU per request (worker jobs included): unlike latency, it does not move with other load on the machine
       'CPU ms/req': Number(((cpuEnd - m.cpuAtStart) / m.latencies.length).toFixed(2)),
       'RSS MB (max)': Number(max(m.rss).toFixed(1)),
+      'anon MB (max)': Number(max(m.anon).toFixed(1)),
+      'file MB (max)': Number(max(m.file).toFixed(1)),
       'heap MB (max)': Number(max(m.heap).toFixed(1)),
       // the lowest reading of the minute: close to what survives a collection, so a leak shows here first
       'heap MB (min)': Number((m.heap.length ? Math.min(...m.heap) : NaN).toFixed(1)),
