@@ -23,10 +23,15 @@ export class NoFreeBusyCache implements FreeBusyCache {
   async invalidate(): Promise<void> {}
 }
 
-/** Per-process cache; with several API processes, REDIS_URL shares one instead. */
+/**
+ * Per-process cache; with several API processes, REDIS_URL shares one instead. At most 500
+ * entries per member; expired entries are swept from all members once per TTL (on a set), so
+ * what the cache holds is about what was set in the last minute.
+ */
 export class MemoryFreeBusyCache implements FreeBusyCache {
   private byMember = new Map<string, Map<string, { until: number; value: unknown }>>();
   private now: () => number;
+  private sweptAt = 0;
 
   constructor(now: () => number = Date.now) {
     this.now = now;
@@ -43,10 +48,27 @@ export class MemoryFreeBusyCache implements FreeBusyCache {
   }
 
   async set(memberId: string, key: string, value: unknown): Promise<void> {
+    const now = this.now();
+    if (now - this.sweptAt >= FREEBUSY_TTL_SECONDS * 1000) this.sweep(now);
     let entries = this.byMember.get(memberId);
     if (!entries) this.byMember.set(memberId, (entries = new Map()));
     if (entries.size > 500) entries.clear();
-    entries.set(key, { until: this.now() + FREEBUSY_TTL_SECONDS * 1000, value });
+    entries.set(key, { until: now + FREEBUSY_TTL_SECONDS * 1000, value });
+  }
+
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [member, entries] of this.byMember) {
+      for (const [key, entry] of entries) if (entry.until <= now) entries.delete(key);
+      if (entries.size === 0) this.byMember.delete(member);
+    }
+  }
+
+  /** Entries held, expired ones not yet swept included (for tests). */
+  size(): number {
+    let n = 0;
+    for (const entries of this.byMember.values()) n += entries.size;
+    return n;
   }
 
   async invalidate(memberIds: readonly string[]): Promise<void> {

@@ -44,6 +44,17 @@ it('MemoryFreeBusyCache expires answers after 60 seconds', async () => {
   assert.equal(await cache.get('m', 'k'), undefined);
 });
 
+it('MemoryFreeBusyCache sweeps expired entries of every member once a minute', async () => {
+  let now = 0;
+  const cache = new MemoryFreeBusyCache(() => now);
+  for (let m = 0; m < 100; m++) await cache.set(`m${m}`, 'k', m);
+  assert.equal(cache.size(), 100);
+  now += 60_000;
+  await cache.set('m0', 'fresh', 1); // the first set of a new minute sweeps
+  assert.equal(cache.size(), 1);
+  assert.equal(await cache.get('m0', 'fresh'), 1);
+});
+
 describe('RedisFreeBusyCache', { skip: await skipWithoutRedis() }, () => {
   let redis: Redis;
   const prefix = `test:freebusy:${randomBytes(4).toString('hex')}`;
