@@ -4,6 +4,9 @@
  *   2. GET /v1/availability for a ROUND_ROBIN type with 20 hosts, 14 days, 100 bookings per host,
  *      against a bare Fastify route doing one pg primary-key select, in the same run.
  *   3. GET /v1/freebusy/{userId}: cached (the 60 s cache) against uncached (a cache that never hits).
+ *      Also availability under booking traffic: every answer computed anew (answers never found in
+ *      the cache), the hosts' own slot starts cached, and BENCH_BOOKINGS_PER_SECOND (default 100)
+ *      bookings a second on the team, each dropping its host's starts as a real booking does.
  *   4. GET /v1/availability again, cached and uncached, once every host has a connected calendar
  *      with 5 busy blocks per day (docs/calendars.md): the figures against those of step 2.
  * The servers run in a child process started from this file (buildServer in-process there, as
@@ -11,7 +14,7 @@
  * BENCH_SECONDS changes the length of each HTTP run (default 8); each route runs twice, best kept.
  * CPU per request (the server process and the bench database's PostgreSQL backends, from /proc)
  * is printed for each route too: on a shared machine it moves far less than req/s.
- * BENCH_ROUTES=availability,availabilityCold runs only the named HTTP routes (not the engine, not 4);
+ * BENCH_ROUTES=availability,availabilityCold,availabilityChurn runs only the named HTTP routes (not the engine, not 4);
  * BENCH_ROUNDS sets the number of interleaved rounds (default 2); BENCH_CPU_PROF=<dir> writes a
  * CPU profile of the server process there.
  */
@@ -53,6 +56,8 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const ONLY = process.env.BENCH_ROUTES?.split(',');
+/** availabilityChurn: bookings per second on the team's hosts (each drops its host's cached starts). */
+const CHURN = Number(process.env.BENCH_BOOKINGS_PER_SECOND ?? 100);
 const DAY = 86_400_000;
 const MIN = 60_000;
 const HOSTS = AVAILABILITY_HOSTS;
@@ -70,7 +75,15 @@ if (process.env.BENCH_ROLE === 'server') {
   const pool = createPool(url, 10);
   const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
   const answers = new MemoryFreeBusyCache();
-  const calendars = [new CalendarBusyCache(), new CalendarBusyCache()];
+  // availabilityChurn: the cache serve has, but answers are never found (every request computes
+  // one), and CHURN times a second one host's entries are dropped, as a booking on that host does.
+  const hostStarts = new MemoryFreeBusyCache();
+  const answersMissed: FreeBusyCache = {
+    get: (member, key) => (key.startsWith('availability|') ? Promise.resolve(undefined) : hostStarts.get(member, key)),
+    set: (member, key, value) => (key.startsWith('availability|') ? Promise.resolve() : hostStarts.set(member, key, value)),
+    invalidate: (ids) => hostStarts.invalidate(ids),
+  };
+  const calendars = [new CalendarBusyCache(), new CalendarBusyCache(), new CalendarBusyCache()];
   // as serve does: an announced change of calendar blocks (the parent's, below) reaches both servers
   let listening!: () => void;
   const listened = new Promise<void>((r) => (listening = r));
@@ -79,6 +92,7 @@ if (process.env.BENCH_ROLE === 'server') {
     (ids) => {
       for (const c of calendars) c.invalidate(ids);
       void answers.invalidate(ids);
+      void hostStarts.invalidate(ids);
     },
     pino({ level: 'silent' }),
     () => listening(),
@@ -96,6 +110,14 @@ if (process.env.BENCH_ROLE === 'server') {
       logger: false,
     }),
   ];
+  const churn = await buildServer({
+    deps: { db: pool, config, now: () => new Date(), freebusyCache: answersMissed, calendarBusy: calendars[2] },
+    rateLimitStore: new MemoryRateLimitStore(),
+    logger: false,
+  });
+  let booked = 0;
+  setInterval(() => void hostStarts.invalidate([hostId(booked++ % HOSTS)]), 1000 / CHURN).unref();
+  apps.push(churn);
   const bare = Fastify({ logger: false });
   bare.get('/org/:id', async (req) => {
     const r = await pool.query('select id, name from organizations where id = $1', [(req.params as { id: string }).id]);
@@ -260,7 +282,7 @@ async function main() {
       child.stdout!.once('data', (b: Buffer) => resolve(JSON.parse(b.toString())));
       child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     });
-    const [cachedPort, uncachedPort, barePort] = ports;
+    const [cachedPort, uncachedPort, churnPort, barePort] = ports;
     const auth = { authorization: `Bearer ${KEYS.secret}` };
     const start = firstDay.toISOString().slice(0, 10);
     const end = new Date(firstDay.getTime() + 13 * DAY).toISOString().slice(0, 10);
@@ -275,6 +297,7 @@ async function main() {
       ['typeRead', `http://127.0.0.1:${cachedPort}/v1/event-types/et_bench_rr`, auth],
       ['availability', availUrl, auth],
       ['availabilityCold', availUrl.replace(`:${cachedPort}/`, `:${uncachedPort}/`), auth],
+      ['availabilityChurn', availUrl.replace(`:${cachedPort}/`, `:${churnPort}/`), auth],
       ['uncached', `http://127.0.0.1:${uncachedPort}${fbPath}`, {}],
       ['cached', `http://127.0.0.1:${cachedPort}${fbPath}`, {}],
     ];
@@ -308,13 +331,14 @@ async function main() {
       typeRead: "reference: GET /v1/event-types/{id} (the app's auth, rate limit, 1 query)",
       availability: 'GET /v1/availability (ROUND_ROBIN, 20 hosts, 14 days)',
       availabilityCold: '  the same with the answer cache off (every request computes)',
+      availabilityChurn: `  every answer computed, with ${CHURN} bookings/s on the team's hosts`,
       uncached: 'GET /v1/freebusy (7 days, 30 min) uncached',
       cached: 'GET /v1/freebusy (7 days, 30 min) cached',
     };
     console.table(
       targets.map(([name]) => ({ ...row(labels[name], best[name], best.baseline), 'CPU ms/req (median)': cpuText(median(cpu[name])) })),
     );
-    const { availability, availabilityCold, uncached, cached } = best;
+    const { availability, availabilityCold, availabilityChurn, uncached, cached } = best;
     if (availability) {
       console.log(
         `availability: ${Math.round(availability.requests.average)} req/s (target ≥ 1,500) ${availability.requests.average >= 1500 ? 'ok' : 'BELOW TARGET'}`,
@@ -324,6 +348,12 @@ async function main() {
       const ok = availabilityCold.requests.average >= 1500;
       console.log(
         `availability uncached: ${Math.round(availabilityCold.requests.average)} req/s (target ≥ 1,500) ${ok ? 'ok' : 'BELOW TARGET'}`,
+      );
+    }
+    if (availabilityChurn) {
+      const ok = availabilityChurn.requests.average >= 1500;
+      console.log(
+        `availability computed per request, ${CHURN} bookings/s on its hosts: ${Math.round(availabilityChurn.requests.average)} req/s (target ≥ 1,500) ${ok ? 'ok' : 'BELOW TARGET'}`,
       );
     }
     if (uncached && cached) {

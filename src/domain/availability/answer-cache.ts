@@ -37,3 +37,8 @@ export async function hostTokens(cache: FreeBusyCache, memberIds: readonly strin
 export function answerKey(parts: readonly (string | number)[], tokens: readonly string[]): string {
   return `availability|${parts.join('|')}|${tokens.join('.')}`;
 }
+
+/** The key of one host's own slot starts (get-availability.ts): the answer's parts, that host's token. */
+export function hostKey(parts: readonly (string | number)[], token: string): string {
+  return `availability-host|${parts.join('|')}|${token}`;
+}

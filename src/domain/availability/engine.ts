@@ -123,11 +123,19 @@ export function hostSlotStarts(host: HostInput, rules: SlotRules, days?: ZoneDay
  * the hosts free for it), the intersection for COLLECTIVE (every host must be free).
  */
 export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, collective: boolean): EngineSlot[] {
-  if (hosts.length === 0) return [];
-  // Hosts in one zone share its days, and hosts with the same hours share their windows.
+  return combineSlots(
+    hosts.map((h) => h.id),
+    hostsSlotStarts(hosts, rules),
+    rules,
+    collective,
+  );
+}
+
+/** hostSlotStarts of each host, in order; hosts in one zone share its days, and hosts with the same hours their windows. */
+export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): number[][] {
   const daysByZone = new Map<string, ZoneDays>();
   const windowsBySchedule = new Map<string, Window[]>();
-  const perHost = hosts.map((h) => {
+  return hosts.map((h) => {
     let zd = daysByZone.get(h.timezone);
     if (!zd) daysByZone.set(h.timezone, (zd = zoneDays(h.timezone, rules.from, rules.to)));
     const schedule = `${h.timezone}|${JSON.stringify(h.workingHours)}`;
@@ -135,18 +143,53 @@ export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, coll
     if (!windows) windowsBySchedule.set(schedule, (windows = workingWindows(h.workingHours, zd)));
     return hostSlotStarts(h, rules, zd, windows);
   });
+}
+
+/**
+ * The slots of hosts (ids in host order) from each host's own starts (hostSlotStarts, which
+ * depends on that host alone: GET /availability keeps them per host). The lists are only read.
+ */
+export function combineSlots(
+  ids: readonly string[],
+  perHost: readonly (readonly number[])[],
+  rules: SlotRules,
+  collective: boolean,
+): EngineSlot[] {
+  if (ids.length === 0) return [];
   const D = rules.duration * MINUTE_MS;
-  if (hosts.length === 1) {
-    const ids = [hosts[0].id];
-    return perHost[0].map((start) => ({ start, end: start + D, memberIds: ids }));
+  if (ids.length === 1) {
+    const one = [ids[0]];
+    return perHost[0].map((start) => ({ start, end: start + D, memberIds: one }));
   }
   if (collective) {
-    const allIds = hosts.map((h) => h.id);
+    const allIds = [...ids];
     let common = perHost[0];
     for (let k = 1; k < perHost.length && common.length > 0; k++) common = intersectSorted(common, perHost[k]);
     return common.map((start) => ({ start, end: start + D, memberIds: allIds }));
   }
-  return unionWithHosts(hosts, perHost, D, rules.from, rules.to);
+  return unionWithHosts(ids, perHost, D, rules.from, rules.to);
+}
+
+/**
+ * The starts alone of combineSlots (GET /availability lists no hosts), ascending: the union of
+ * the hosts' ascending lists, or for COLLECTIVE their intersection. Starts are whole minutes in
+ * [from, to), so this counts hosts per minute rather than merging lists.
+ */
+export function combinedStarts(
+  perHost: readonly (readonly number[])[],
+  rules: Pick<SlotRules, 'from' | 'to'>,
+  collective: boolean,
+): number[] {
+  if (perHost.length === 0) return [];
+  if (perHost.length === 1) return [...perHost[0]];
+  const base = Math.floor(rules.from / MINUTE_MS) * MINUTE_MS;
+  const size = Math.ceil((rules.to - base) / MINUTE_MS) + 1;
+  const hosts = new Int32Array(size);
+  for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
+  const need = collective ? perHost.length : 1;
+  const out: number[] = [];
+  for (let m = 0; m < size; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+  return out;
 }
 
 function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
@@ -170,7 +213,13 @@ function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
  * Starts are whole minutes, so a counting sort over the minutes of [from, to) replaces a
  * comparison sort of every (start, host) pair.
  */
-function unionWithHosts(hosts: readonly HostInput[], perHost: readonly number[][], D: number, from: number, to: number): EngineSlot[] {
+function unionWithHosts(
+  ids: readonly string[],
+  perHost: readonly (readonly number[])[],
+  D: number,
+  from: number,
+  to: number,
+): EngineSlot[] {
   const base = Math.floor(from / MINUTE_MS) * MINUTE_MS;
   const size = Math.ceil((to - base) / MINUTE_MS) + 1;
   const counts = new Uint32Array(size + 1);
@@ -185,7 +234,7 @@ function unionWithHosts(hosts: readonly HostInput[], perHost: readonly number[][
     const hi = counts[i + 1];
     if (lo === hi) continue;
     const memberIds = new Array<string>(hi - lo);
-    for (let k = lo; k < hi; k++) memberIds[k - lo] = hosts[owners[k]].id;
+    for (let k = lo; k < hi; k++) memberIds[k - lo] = ids[owners[k]];
     const start = base + i * MINUTE_MS;
     out.push({ start, end: start + D, memberIds });
   }

@@ -3,8 +3,9 @@ import type { HostSchedule } from '../../db/queries/event-types.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
-import { answerKey, hostTokens } from './answer-cache.ts';
-import { computeSlots } from './engine.ts';
+import { answerKey, hostKey, hostTokens } from './answer-cache.ts';
+import type { SlotRules } from './engine.ts';
+import { combinedStarts, hostsSlotStarts } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
 import type { CalendarBusyCache } from './calendar-busy-cache.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
@@ -25,8 +26,8 @@ export interface AvailabilityQuery {
 
 /** Slots ascending; `json[i]` is slot i already serialised as {"start":…,"end":…}. */
 interface Answer {
-  starts: number[];
-  json: string[];
+  starts: readonly number[];
+  json: readonly string[];
   /** The last body built from this answer and the first slot it lists (the cut moves only as time passes). */
   body?: { first: number; bytes: Buffer };
 }
@@ -50,6 +51,31 @@ export function isoOf(ms: number): string {
   const sec = Math.floor(t / 1000);
   const ms3 = milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : String(milli);
   return `${isoDayText}${TWO[Math.floor(sec / 3600)]}:${TWO[Math.floor(sec / 60) % 60]}:${TWO[sec % 60]}.${ms3}Z`;
+}
+
+/**
+ * A slot as JSON, `{"start":…,"end":…}`, for a start and a duration in minutes, remembered: answers
+ * computed again after a booking list mostly the same slots. At most about 20,000 are kept (two
+ * weeks of minutes for one duration), then the memo starts again empty.
+ */
+const slotJsonMemo = new Map<number, Map<number, string>>(); // by duration, then start
+let slotJsonMemoSize = 0;
+const SLOT_JSON_MEMO_MAX = 20_000;
+
+export function slotJson(start: number, minutes: number): string {
+  let ofDuration = slotJsonMemo.get(minutes);
+  if (ofDuration === undefined) slotJsonMemo.set(minutes, (ofDuration = new Map()));
+  let json = ofDuration.get(start);
+  if (json === undefined) {
+    if (++slotJsonMemoSize > SLOT_JSON_MEMO_MAX) {
+      slotJsonMemo.clear();
+      slotJsonMemo.set(minutes, (ofDuration = new Map()));
+      slotJsonMemoSize = 1;
+    }
+    json = `{"start":"${isoOf(start)}","end":"${isoOf(start + minutes * MINUTE_MS)}"}`;
+    ofDuration.set(start, json);
+  }
+  return json;
 }
 
 /** A calendar date YYYY-MM-DD query parameter as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
@@ -77,6 +103,64 @@ function parse(q: AvailabilityQuery): { from: number; to: number } {
   }
   // The local days' starts in `zone` (a midnight lost to DST means the first instant after it).
   return { from: utcOfWall(zone, first), to: utcOfWall(zone, last + DAY_MS) };
+}
+
+/**
+ * Loads of hosts' starts in progress in this process, by host and key: requests that miss the
+ * same host's starts at once (all those in flight just after a booking drops its host) share one
+ * load rather than each reading and computing it.
+ */
+const loading = new Map<string, Promise<readonly number[]>>();
+
+/**
+ * Each host's own slot starts (hostSlotStarts) with their JSON, from the cache where a host has
+ * them under its current token, else computed from the database and kept there. A host's starts
+ * depend on that host alone (its hours, cap, holds and calendar blocks) and on the parts of the
+ * answer's key but the other hosts, so a booking, which drops its hosts' tokens, leaves the other
+ * hosts' starts reusable: the next answer reads and computes only the hosts whose time changed.
+ */
+async function slotStartsOfHosts(
+  db: Db,
+  cache: FreeBusyCache,
+  calendars: CalendarBusyCache,
+  type: { active_hosts: string },
+  chosen: readonly string[],
+  tokens: readonly string[],
+  parts: readonly (string | number)[],
+  rules: SlotRules,
+  mode: 'test' | 'live',
+): Promise<(readonly number[])[]> {
+  const keys = chosen.map((id, i) => hostKey(parts, tokens[i]));
+  const perHost = (await Promise.all(chosen.map((id, i) => cache.get(id, keys[i])))) as (readonly number[] | undefined)[];
+  const missing = new Set<string>();
+  const waits: Promise<void>[] = [];
+  chosen.forEach((id, i) => {
+    if (perHost[i] !== undefined) return;
+    const pending = loading.get(`${id}|${keys[i]}`);
+    if (pending) waits.push(pending.then((found) => void (perHost[i] = found)));
+    else missing.add(id);
+  });
+  if (missing.size > 0) {
+    const load = (async () => {
+      const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => missing.has(h.id));
+      const inputs = await hostInputs(db, hosts, mode, new Date(rules.from), new Date(rules.to), calendars);
+      const found = new Map<string, readonly number[]>();
+      hostsSlotStarts(inputs, rules).forEach((starts, k) => found.set(hosts[k].id, starts));
+      await Promise.all(chosen.map((id, i) => found.has(id) && cache.set(id, keys[i], found.get(id))));
+      return found;
+    })();
+    chosen.forEach((id, i) => {
+      if (!missing.has(id)) return;
+      const name = `${id}|${keys[i]}`;
+      const one = load.then((found) => found.get(id) ?? []);
+      const done = () => void (loading.get(name) === one && loading.delete(name));
+      one.then(done, done);
+      loading.set(name, one);
+      waits.push(one.then((found) => void (perHost[i] = found)));
+    });
+  }
+  await Promise.all(waits);
+  return perHost as (readonly number[])[];
 }
 
 /** First index whose start is >= t. */
@@ -123,19 +207,15 @@ export async function availabilityBody(
   let answer: Answer = { starts: [], json: [] };
   if (chosen.length > 0) {
     const tokens = await hostTokens(cache, chosen);
-    const key = answerKey([auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, to, chosen.length], tokens);
+    const parts = [auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, to];
+    const key = answerKey([...parts, chosen.length], tokens);
     const cached = (await cache.get(chosen[0], key)) as Answer | undefined;
     if (cached) answer = cached;
     else {
-      const wanted = new Set(chosen);
-      const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => wanted.has(h.id));
-      const inputs = await hostInputs(db, hosts, auth.mode, new Date(from), new Date(to), calendars);
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
-      const slots = computeSlots(inputs, rules, type.scheduling_type === 'COLLECTIVE');
-      answer = {
-        starts: slots.map((s) => s.start),
-        json: slots.map((s) => `{"start":"${isoOf(s.start)}","end":"${isoOf(s.end)}"}`),
-      };
+      const perHost = await slotStartsOfHosts(db, cache, calendars, type, chosen, tokens, parts, rules, auth.mode);
+      const starts = combinedStarts(perHost, rules, type.scheduling_type === 'COLLECTIVE');
+      answer = { starts, json: starts.map((s) => slotJson(s, type.duration)) };
       await cache.set(chosen[0], key, answer);
     }
   }

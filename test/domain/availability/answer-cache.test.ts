@@ -51,6 +51,67 @@ describe('availability answer cache', async () => {
     assert.ok(!afterJonas.includes('07:00') && afterJonas.length < union);
   });
 
+  it('reuses the slot starts of hosts whose token stands, recomputing only the dropped ones', async () => {
+    const cache = new MemoryFreeBusyCache(() => 0);
+    const now = new Date('2026-11-23T09:00:00Z');
+    const day = { ...q, start_date: '2026-11-26', end_date: '2026-11-26' };
+    const team = { ...day, assigned_to_id: undefined };
+    const jonasOnly = { ...day, assigned_to_id: MEMBERS.jonas };
+    const amaraOnly = { ...day, assigned_to_id: MEMBERS.amara };
+    // The team's answer keeps each host's own starts; the one-host answers are other cache entries.
+    await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, team, now);
+    const amaraBefore = starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, amaraOnly, now));
+    assert.ok(amaraBefore.includes('10:00'));
+    await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start: '2026-11-26T07:00:00Z', minutes: 30 });
+    await insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.amara], start: '2026-11-26T10:00:00Z', minutes: 30 });
+    // Only Amara's booking is announced: Jonas's answer, never cached itself, is built from his kept starts.
+    await cache.invalidate([MEMBERS.amara]);
+    assert.ok(
+      starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, jonasOnly, now)).includes('07:00'),
+      'Jonas reused',
+    );
+    assert.ok(
+      !starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, amaraOnly, now)).includes('10:00'),
+      'Amara recomputed',
+    );
+    await cache.invalidate([MEMBERS.jonas]);
+    assert.ok(
+      !starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, jonasOnly, now)).includes('07:00'),
+      'Jonas recomputed',
+    );
+  });
+
+  it('shares one load among requests that miss the same host at once', async () => {
+    const cache = new MemoryFreeBusyCache(() => 0);
+    const now = new Date('2026-11-23T09:00:00Z');
+    const day = { ...q, start_date: '2026-11-30', end_date: '2026-11-30' };
+    // the hosts' busy reads wait at a gate, so the second request comes while the first one's is out
+    let busyReads = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const pool = db.pool;
+    const gated = new Proxy(pool, {
+      get(target, prop) {
+        if (prop !== 'query') return Reflect.get(target, prop, target);
+        return async (config: { text?: string }, values?: unknown[]) => {
+          if (typeof config === 'object' && config.text?.includes('from booking_members')) {
+            busyReads++;
+            await gate;
+          }
+          return pool.query(config as never, values as never);
+        };
+      },
+    });
+    const first = availabilityBody(gated, cache, new CalendarBusyCache(), auth, { ...day, assigned_to_id: undefined }, now);
+    while (busyReads === 0) await new Promise((r) => setTimeout(r, 5));
+    const second = availabilityBody(gated, cache, new CalendarBusyCache(), auth, day, now);
+    await new Promise((r) => setTimeout(r, 200));
+    open();
+    const [team, amara] = await Promise.all([first, second]);
+    assert.equal(busyReads, 1, 'one read of the hosts for both requests');
+    assert.ok(starts(amara).length > 0 && starts(team).length >= starts(amara).length);
+  });
+
   it('applies now + minimum notice to a cached answer on every request', async () => {
     const cache = new MemoryFreeBusyCache(() => 0);
     const early = starts(

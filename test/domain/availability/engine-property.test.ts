@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import type { HostInput, SlotRules } from '../../../src/domain/availability/engine.ts';
-import { computeSlots, hostSlotStarts } from '../../../src/domain/availability/engine.ts';
+import { combinedStarts, computeSlots, hostSlotStarts } from '../../../src/domain/availability/engine.ts';
 
 /**
  * The engine against a deliberately naive oracle: every minute of the range is a candidate,
@@ -176,6 +176,21 @@ describe('availability engine vs a minute-by-minute oracle', () => {
           collective.map((s) => s.start),
           expectedStarts.filter((t) => each.every((s) => s.has(t))),
         );
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("GET /availability's starts from each host's own list equal computeSlots' starts", () => {
+    fc.assert(
+      fc.property(caseArb, ({ hosts, rules }) => {
+        const perHost = hosts.map((h) => hostSlotStarts(h, rules));
+        for (const collective of [false, true]) {
+          assert.deepEqual(
+            combinedStarts(perHost, rules, collective),
+            computeSlots(hosts, rules, collective).map((s) => s.start),
+          );
+        }
       }),
       { numRuns: 100 },
     );
