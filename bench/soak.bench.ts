@@ -8,7 +8,8 @@
  * Verdict: RSS ≤ 250 MB; no growth over the last half (slope of a least-squares line through
  * the RSS samples ≤ 1 MB/min); p50 and p99 flat (last minute within ±20 % of the second).
  * `npm run bench -- soak`   (SOAK_SECONDS, SOAK_RATE; SOAK_NODE_ARGS, e.g.
- * "--heapsnapshot-signal=SIGUSR2", is passed to the serve process)
+ * "--heapsnapshot-signal=SIGUSR2", is passed to the serve process; BENCH_KEEP_DB=1 keeps the
+ * database for a look at its tables afterwards, e.g. their dead row versions)
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -489,5 +490,6 @@ try {
   service?.kill('SIGTERM');
   if (service && service.exitCode === null) await new Promise((r) => service!.once('exit', r));
   await rx.close();
-  await db.drop();
+  if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
+  else await db.drop();
 }
