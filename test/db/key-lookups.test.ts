@@ -3,11 +3,13 @@ import { after, before, it } from 'node:test';
 import type { Tx } from '../../src/db/pool.ts';
 import { one, transaction } from '../../src/db/pool.ts';
 import { lockForChange, teamOf } from '../../src/db/queries/bookings.ts';
+import { meetingsToWrite, meetingState } from '../../src/db/queries/calendar-writes.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
 import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { testSeed } from '../helpers/fixtures.ts';
+import { insertBooking } from '../domain/email/booking-rows.ts';
 
 // The lookups every change makes read bookings by primary key, whatever PostgreSQL plans. The
 // table here has no statistics (never analyzed: a new deployment, or autovacuum off, as the soak
@@ -18,6 +20,7 @@ import { testSeed } from '../helpers/fixtures.ts';
 const BOOKINGS = 2000;
 const CALLS = 8;
 let db: TestDatabase;
+let chain: string[];
 
 before(async () => {
   db = await createTestDatabase();
@@ -30,6 +33,11 @@ before(async () => {
        from generate_series(1, $1) n`,
     [BOOKINGS],
   );
+  // a meeting rescheduled twice: first -> second -> third
+  const first = await insertBooking(db.pool, { start: '2027-06-01T10:00:00Z' });
+  const second = await insertBooking(db.pool, { start: '2027-06-02T10:00:00Z', rescheduledFrom: first });
+  const third = await insertBooking(db.pool, { start: '2027-06-03T10:00:00Z', rescheduledFrom: second });
+  chain = [first, second, third];
   const analyzed = await one<{ n: number }>(
     db.pool,
     `select count(*) as n from pg_stat_user_tables where relname = 'bookings' and (last_analyze is not null or last_autoanalyze is not null)`,
@@ -82,4 +90,15 @@ it("teamOf reads one booking by its key, and answers only for the booking's orga
   assert.equal(await teamOf(db.pool, 'org_northwind', 'test', 'bkg_bulk_9'), 'team_advisors');
   assert.equal(await teamOf(db.pool, 'org_globex', 'test', 'bkg_bulk_9'), undefined);
   assert.equal(await teamOf(db.pool, 'org_northwind', 'live', 'bkg_bulk_9'), undefined);
+});
+
+it('meetingsToWrite and meetingState follow a reschedule chain by key, one booking a step', async () => {
+  // the chain's three bookings, each found once per call
+  const toWrite = await readsOf((tx) => meetingsToWrite(tx, [chain[2]]));
+  assert.equal(toWrite.seq_scan, 0);
+  assert.equal(toWrite.idx_tup_fetch, 3 * CALLS);
+  const state = await readsOf((tx) => meetingState(tx, chain[0]));
+  assert.equal(state.seq_scan, 0);
+  assert.ok(state.idx_tup_fetch <= 4 * CALLS, `meetingState read ${state.idx_tup_fetch} bookings in ${CALLS} calls`);
+  assert.equal((await meetingState(db.pool, chain[0]))?.id, chain[2]);
 });

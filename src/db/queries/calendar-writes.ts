@@ -2,28 +2,33 @@ import type { Db, Tx } from '../pool.ts';
 import { exec, one, rows, rowsReplanned } from '../pool.ts';
 import { SYNCED_PROVIDERS } from './calendar-sync.ts';
 
-// The first booking of each given booking's reschedule chain (the meeting's calendar UID).
-const ROOTS = `with recursive chain (start_id, id, parent, depth) as (
-    select b.id, b.id, b.rescheduled_from, 0 from bookings b where b.id = any($1::text[])
-    union all
-    select c.start_id, p.id, p.rescheduled_from, c.depth + 1 from chain c join bookings p on p.id = c.parent where c.depth < 10000
-  ), roots as (select distinct on (start_id) start_id, id as root from chain order by start_id, depth desc)`;
-
 /**
- * Of these bookings, the meetings (chain roots) a calendar write-back job must look at: live
- * bookings with a host whose primary calendar is connected (CALDAV/APPLE), or a meeting already
- * written somewhere (to update or delete it). Everything else costs no job.
+ * Of these bookings, the meetings (chain roots: the first booking of each one's reschedule chain,
+ * the meeting's calendar UID) a calendar write-back job must look at: live bookings with a host
+ * whose primary calendar is connected (CALDAV/APPLE), or a meeting already written somewhere (to
+ * update or delete it). Everything else costs no job.
+ *
+ * Every change asks this, so it reads bookings by key only: each step back along the chain is a
+ * key lookup whatever the plan (as bookingForEmail's chain), and the given booking's mode and
+ * hosts travel along the chain instead of being joined again at the end. As joins, plans made
+ * without statistics (a new table, or autovacuum off) hash-joined a scan of all of bookings at
+ * each change.
  */
 export function meetingsToWrite(tx: Tx, bookingIds: readonly string[]): Promise<{ root: string }[]> {
   return rowsReplanned<{ root: string }>(
     tx,
-    `${ROOTS}
-     select distinct r.root from roots r join bookings b on b.id = r.start_id
+    `with recursive chain (start_id, id, parent, depth, mode, member_ids) as (
+        select b.id, b.id, b.rescheduled_from, 0, b.mode, array_remove(array[b.assigned_to_id], null) || b.host_ids
+          from bookings b where b.id = any($1::text[])
+        union all
+        select c.start_id, c.parent, (select p.rescheduled_from from bookings p where p.id = c.parent), c.depth + 1, c.mode, c.member_ids
+          from chain c where c.parent is not null and c.depth < 10000
+      ), roots as (select distinct on (start_id) id as root, mode, member_ids from chain order by start_id, depth desc)
+     select distinct r.root from roots r
       where exists (select 1 from calendar_event_writes w where w.root_booking_id = r.root)
-         or (b.mode = 'live' and exists (
+         or (r.mode = 'live' and exists (
                select 1 from calendars c join calendar_connections k on k.calendar_id = c.id
-                where c.user_id = any(array_remove(array[b.assigned_to_id], null) || b.host_ids)
-                  and c.is_primary and c.provider = any($2)))`,
+                where c.user_id = any(r.member_ids) and c.is_primary and c.provider = any($2)))`,
     [bookingIds, SYNCED_PROVIDERS],
   );
 }
@@ -79,7 +84,9 @@ export function meetingState(db: Db, rootId: string): Promise<MeetingState | und
     `with recursive chain (id, next, depth) as (
         select b.id, b.rescheduled_to, 0 from bookings b where b.id = $1
         union all
-        select n.id, n.rescheduled_to, c.depth + 1 from chain c join bookings n on n.id = c.next where c.depth < 10000
+        -- a key lookup per step whatever the plan (meetingsToWrite says why)
+        select c.next, (select n.rescheduled_to from bookings n where n.id = c.next), c.depth + 1
+          from chain c where c.next is not null and c.depth < 10000
       ), last as (select id from chain order by depth desc limit 1)
      select b.id, b.mode, b.status, b.start_time, b.end_time, b.attendee, et.name as event_type_name,
             et.description as event_type_description,
