@@ -21,7 +21,7 @@ after(async () => t?.close());
 const q = (sql: string, params: unknown[] = []) => t.db.pool.query(sql, params);
 const ids = async (sql: string) => (await q(sql)).rows.map((r) => r.id as string).sort();
 const config = loadConfig({});
-const run = () => enforceRetention(t.db.pool, retentionTargets(config), { batchSize: 1000, budgetMs: 60_000 });
+const run = () => enforceRetention(t.db.pool, retentionTargets(config), { batchSize: 1000, budgetMs: 60_000, restRatio: 0 });
 
 async function until(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -165,7 +165,7 @@ describe('what goes and what stays (default retention: 30 days, idempotency 24 h
     await message('msg_8d', 'succeeded', 8, 1);
     await email('em_8d', 'sent', 8);
     const shorter = loadConfig({ RETENTION_DAYS_EVENTS: '7', RETENTION_DAYS_WEBHOOK_DELIVERIES: '9', RETENTION_DAYS_EMAILS: '7' });
-    const result = await enforceRetention(t.db.pool, retentionTargets(shorter), { batchSize: 1000, budgetMs: 60_000 });
+    const result = await enforceRetention(t.db.pool, retentionTargets(shorter), { batchSize: 1000, budgetMs: 60_000, restRatio: 0 });
     assert.deepEqual(result.deleted, { booking_events: 1, webhook_messages: 0, email_outbox: 1, idempotency_keys: 0, calendar_busy: 0 });
     assert.deepEqual(await ids('select id from webhook_messages'), ['msg_8d']);
   });
@@ -187,11 +187,37 @@ describe('batches', () => {
   it('a run repeats batches until a short one, and stops starting batches when its time is up', async () => {
     for (let i = 0; i < 25; i++) await event(`evt_${i}`, 2);
     await event('evt_today', 0);
-    const stopped = await enforceRetention(t.db.pool, [target], { batchSize: 10, budgetMs: 0 });
+    const stopped = await enforceRetention(t.db.pool, [target], { batchSize: 10, budgetMs: 0, restRatio: 0 });
     assert.deepEqual(stopped, { deleted: { booking_events: 0 }, batches: 0, complete: false });
-    const result = await enforceRetention(t.db.pool, [target], { batchSize: 10, budgetMs: 60_000 });
+    const result = await enforceRetention(t.db.pool, [target], { batchSize: 10, budgetMs: 60_000, restRatio: 0 });
     assert.deepEqual(result, { deleted: { booking_events: 25 }, batches: 3, complete: true });
     assert.deepEqual(await ids('select id from booking_events'), ['evt_today']);
+  });
+
+  it('a run rests after each full batch, as long as the batch took times the ratio, and not after the last', async () => {
+    for (let i = 0; i < 25; i++) await event(`evt_${i}`, 2);
+    const rests: number[] = [];
+    const result = await enforceRetention(t.db.pool, [target], {
+      batchSize: 10,
+      budgetMs: 60_000,
+      restRatio: 2,
+      sleep: async (ms) => void rests.push(ms),
+    });
+    assert.deepEqual(result, { deleted: { booking_events: 25 }, batches: 3, complete: true });
+    // two full batches (10, 10), then a short one (5) that ends the table
+    assert.equal(rests.length, 2);
+    for (const ms of rests) assert.ok(ms > 0 && ms < 10_000, `a rest of ${ms} ms`);
+  });
+
+  it('the rests count against the time budget', async () => {
+    for (let i = 0; i < 25; i++) await event(`evt_${i}`, 2);
+    const result = await enforceRetention(t.db.pool, [target], {
+      batchSize: 10,
+      budgetMs: 50,
+      restRatio: 1,
+      sleep: () => new Promise((r) => setTimeout(r, 100)),
+    });
+    assert.deepEqual(result, { deleted: { booking_events: 10 }, batches: 1, complete: false });
   });
 });
 
