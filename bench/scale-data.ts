@@ -253,11 +253,13 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
 /**
  * Statistics (autovacuum is off on the machines we run on, so nothing else gathers them) and the
  * visibility map and hint bits of the tables the measured reads scan, as autovacuum would have
- * set them by then.
+ * set them by then; then a checkpoint, so the load's dirty pages are written before, not during,
+ * the measurement.
  */
 export async function settle(pool: Pool): Promise<void> {
   await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts');
   await pool.query('analyze');
+  await pool.query('checkpoint');
 }
 
 /** The largest tables (with their indexes and TOAST) and the largest indexes, in bytes. */
