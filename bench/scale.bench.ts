@@ -12,7 +12,7 @@
  * `serve` (FREEBUSY_CACHE=off, so availability and free/busy compute every answer; retention held
  * off, see KEEP_HISTORY) then measures:
  *   - POST /bookings on distinct slots (the bookings bench's org_bench: 20 hosts, round robin):
- *     p50/p99, creates/s and CPU per booking; then DRAFT → SCHEDULED p50/p99 of those creates;
+ *     p50/p99, creates/s, CPU and WAL bytes per booking; then DRAFT → SCHEDULED p50/p99 of those creates;
  *   - once the job queue has drained, in interleaved rounds (the median round is reported):
  *     GET /v1/availability uncached (the availability bench's ROUND_ROBIN case: 20 hosts, 14
  *     days, 100 bookings per host in the window), GET /v1/freebusy uncached (7 days, 30 min),
@@ -81,7 +81,8 @@ interface Measured {
   size: number;
   bookings: number;
   loadSeconds: number;
-  create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number };
+  /** walKb: WAL written per create while the creates ran (routing's, running alongside, included) */
+  create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number; walKb: number };
   routing: { p50: number; p99: number };
   gets: Record<string, autocannon.Result & { rounds: number[]; service: number; pg: number }>;
   /** serve's resident memory at the end, and its peak, in MB */
@@ -150,8 +151,10 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     const since = (await db.pool.query('select now() as t')).rows[0].t as Date;
     const meter = cpuMeter(db.pool, service);
     const before = await meter.read();
+    const walFrom = (await db.pool.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn as string;
     const { result: created, seconds } = await creates(CREATES, 16);
     const after = await meter.read();
+    const walBytes = Number((await db.pool.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as n', [walFrom])).rows[0].n);
     meter.stop();
     const cpu = cpuPer(before, after, created['2xx'] || 1);
     await waitRouted(db.pool, 'org_bench');
@@ -222,6 +225,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
         conflicts: (created.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0,
         service: cpu.service,
         pg: cpu.pg,
+        walKb: walBytes / 1024 / (created['2xx'] || 1),
       },
       routing: { p50: routing[0], p99: routing[1] },
       gets,
@@ -263,7 +267,7 @@ function printSize(m: Measured): void {
       'p99 ms': m.create.p99,
       note:
         `${CREATES} creates, 16 connections, ${m.create.failed} not 201 (${m.create.conflicts} of them 409: slots every host's calendar holds); CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
-        `PostgreSQL ${m.create.pg.toFixed(2)} ms`,
+        `PostgreSQL ${m.create.pg.toFixed(2)} ms; WAL per booking ${m.create.walKb.toFixed(1)} KB`,
     },
     {
       measure: 'DRAFT → SCHEDULED under that load',
@@ -294,6 +298,7 @@ function printCurve(all: Measured[], blocks: number | undefined): void {
     ['create p99 ms', (m) => m.create.p99, 'latency'],
     ['CPU per create, service ms', (m) => m.create.service, 'info'],
     ['CPU per create, PostgreSQL ms', (m) => m.create.pg, 'info'],
+    ['WAL per create, KB', (m) => m.create.walKb, 'info'],
     ['DRAFT → SCHEDULED p50 ms', (m) => m.routing.p50, 'latency'],
     ['DRAFT → SCHEDULED p99 ms', (m) => m.routing.p99, 'latency'],
     ['availability uncached req/s', (m) => m.gets.availability.requests.average, 'rate'],
