@@ -12,23 +12,27 @@ import { hostsOfTypeSql } from './members.ts';
 
 /**
  * Tenancy and mode are part of every lookup: another organization's booking does not exist.
- * By primary key alone, tenancy checked on the row: with (organization_id, mode) in the WHERE
- * clause a planner without fresh statistics may pick a composite index and scan the whole
- * organization instead of the one-row key lookup.
+ * Lookups go by primary key alone and check tenancy on the row with this: with
+ * (organization_id, mode) in the WHERE clause a planner without fresh statistics may pick a
+ * composite index and scan the whole organization instead of the one-row key lookup
+ * (docs/database.md, "Plans that must not depend on statistics").
  */
-export async function findById(db: Db, organizationId: string, mode: string, id: string): Promise<BookingRow | undefined> {
-  const row = await one<BookingRow>(db, 'select * from bookings where id = $1', [id]);
+function ofTenant<R extends { organization_id: string; mode: string }>(row: R | undefined, organizationId: string, mode: string) {
   return row && row.organization_id === organizationId && row.mode === mode ? row : undefined;
 }
 
-/** The team of a booking's event type, if the booking is the organization's in this mode (by key alone, as findById). */
+export async function findById(db: Db, organizationId: string, mode: string, id: string): Promise<BookingRow | undefined> {
+  return ofTenant(await one<BookingRow>(db, 'select * from bookings where id = $1', [id]), organizationId, mode);
+}
+
+/** The team of a booking's event type, if the booking is the organization's in this mode (ofTenant). */
 export async function teamOf(db: Db, organizationId: string, mode: string, id: string): Promise<string | undefined> {
   const row = await one<{ team_id: string; organization_id: string; mode: string }>(
     db,
     `select et.team_id, b.organization_id, b.mode from bookings b join event_types et on et.id = b.event_type_id where b.id = $1`,
     [id],
   );
-  return row && row.organization_id === organizationId && row.mode === mode ? row.team_id : undefined;
+  return ofTenant(row, organizationId, mode)?.team_id;
 }
 
 export function findByExternalId(db: Db, organizationId: string, mode: string, externalId: string): Promise<BookingRow | undefined> {
@@ -131,11 +135,10 @@ export type LockedBooking = BookingRow &
  * and whether its event type requires confirmation.
  * A lock held by another change for longer than 5 s fails with SQLSTATE 55P03.
  *
- * By primary key alone, tenancy checked on the row, as findById: with (organization_id, mode)
- * in the WHERE clause, PostgreSQL without statistics on bookings (a new table, or autovacuum
- * off) rated bookings_attendee_email (organization_id, mode, ...) as good as the key and took
- * it, locking the booking after reading every booking of the organization and mode: in the
- * soak bench each change read about 1,800 rows, and more as bookings grew. Another
+ * By primary key alone, tenancy checked on the row (ofTenant): with (organization_id, mode) in
+ * the WHERE clause, PostgreSQL without statistics on bookings took bookings_attendee_email
+ * (organization_id, mode, ...) and read every booking of the organization and mode to lock one
+ * (about 1,800 rows per change in the soak bench, more as bookings grew). Another
  * organization's booking is locked only until the caller's transaction ends on its 404; its
  * id is a random key the caller does not know anyway.
  */
@@ -150,7 +153,7 @@ export async function lockForChange(tx: Tx, organizationId: string, mode: string
         for update of b`,
     [id],
   );
-  return row && row.organization_id === organizationId && row.mode === mode ? row : undefined;
+  return ofTenant(row, organizationId, mode);
 }
 
 /** held_ids: the members the booking holds, in host order (COLLECTIVE's first is assigned_to_id). */
