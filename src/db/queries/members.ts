@@ -42,23 +42,6 @@ export function hostsOfTypeSql(org: string, team: string, hostIds: string): { wh
 
 const HOSTS_OF_TYPE = hostsOfTypeSql('$1', '$2', '$3::uuid[]');
 
-/**
- * The active hosts of an event type `et` (SQL alias), in host order, as one JSON array of member
- * rows: booking create reads them with the type itself, in one round trip (hostsFromJson).
- */
-export function hostsOfTypeJsonSql(et: string): string {
-  const hosts = hostsOfTypeSql(`${et}.organization_id`, `${et}.team_id`, `${et}.host_ids`);
-  return `(select coalesce(json_agg(to_jsonb(m) || jsonb_build_object('team_name', t.name) order by ${hosts.orderBy}), '[]')
-             from members m join teams t on t.id = m.team_id where ${hosts.where})`;
-}
-
-/** Member rows from hostsOfTypeJsonSql: JSON carries the timestamps as text. */
-export function hostsFromJson(
-  json: (Omit<TeamMember, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[],
-): TeamMember[] {
-  return json.map((m) => ({ ...m, created_at: new Date(m.created_at), updated_at: new Date(m.updated_at) }));
-}
-
 /** The active hosts of an event type, in host order (hostsOfTypeSql). */
 export function hostsOfType(db: Db, type: { organization_id: string; team_id: string; host_ids: string[] | null }): Promise<TeamMember[]> {
   return rows<TeamMember>(db, `${SELECT} where ${HOSTS_OF_TYPE.where} order by ${HOSTS_OF_TYPE.orderBy}`, [

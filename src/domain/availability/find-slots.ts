@@ -1,7 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
 import type { RoutingStats } from '../../db/queries/busy.ts';
-import type { TeamMember } from '../../db/queries/members.ts';
 import * as members from '../../db/queries/members.ts';
 import type { HostInput } from './engine.ts';
 import { computeSlots } from './engine.ts';
@@ -42,7 +41,7 @@ export function eligibleIds(hostIds: readonly string[], assignedToId: string | u
   return schedulingType === 'COLLECTIVE' ? hostIds : [wanted];
 }
 
-function eligible(hosts: TeamMember[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): TeamMember[] {
+function eligible<H extends HostSchedule>(hosts: readonly H[], q: Pick<SlotQuery, 'assignedToId' | 'eventType'>): H[] {
   const ids = new Set(
     eligibleIds(
       hosts.map((h) => h.id),
@@ -174,11 +173,11 @@ export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
 }
 
 /** Slots for already-loaded hosts (tests list a day's slots with it, as GET /availability would). */
-export async function slotsForHosts(db: Db, hosts: TeamMember[], q: SlotQuery) {
+export async function slotsForHosts(db: Db, hosts: readonly HostSchedule[], q: SlotQuery) {
   return (await slotsAndStats(db, hosts, q, null)).slots;
 }
 
-async function slotsAndStats(db: Db, hosts: TeamMember[], q: SlotQuery, statsAt: Date | null) {
+async function slotsAndStats(db: Db, hosts: readonly HostSchedule[], q: SlotQuery, statsAt: Date | null) {
   const chosen = eligible(hosts, q);
   if (chosen.length === 0 || q.to <= q.from) return { slots: [], stats: [] };
   const { inputs, stats } = await loadHosts(db, chosen, q.mode, q.from, q.to, q.excludeBookingId ?? null, reachOf(q.eventType), statsAt);
@@ -196,8 +195,8 @@ async function slotsAndStats(db: Db, hosts: TeamMember[], q: SlotQuery, statsAt:
  */
 export async function freeHostsAt(
   db: Db,
-  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: TeamMember[] },
-): Promise<{ hosts: TeamMember[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
+  q: Omit<SlotQuery, 'from' | 'to'> & { start: Date; hosts?: readonly HostSchedule[] },
+): Promise<{ hosts: readonly HostSchedule[]; listed: boolean; memberIds: string[]; stats: RoutingStats[] }> {
   const hosts = q.hosts ?? (await members.hostsOfType(db, q.eventType));
   const statsAt = q.eventType.scheduling_type === 'ROUND_ROBIN' ? q.start : null;
   const { slots, stats } = await slotsAndStats(db, hosts, { ...q, from: q.start, to: new Date(q.start.getTime() + 1) }, statsAt);
