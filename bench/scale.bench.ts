@@ -12,7 +12,8 @@
  * `serve` (FREEBUSY_CACHE=off, so availability and free/busy compute every answer; retention held
  * off, see KEEP_HISTORY) then measures:
  *   - POST /bookings on distinct slots (the bookings bench's org_bench: 20 hosts, round robin):
- *     p50/p99, creates/s, CPU and WAL bytes per booking; then DRAFT → SCHEDULED p50/p99 of those creates;
+ *     p50/p99, creates/s, CPU, WAL bytes and buffers touched per booking; then DRAFT → SCHEDULED
+ *     p50/p99 of those creates;
  *   - once the job queue has drained, in interleaved rounds (the median round is reported):
  *     GET /v1/availability uncached (the availability bench's ROUND_ROBIN case: 20 hosts, 14
  *     days, 100 bookings per host in the window), GET /v1/freebusy uncached (7 days, 30 min),
@@ -83,6 +84,12 @@ interface Measured {
   loadSeconds: number;
   /** walKb: WAL written per create while the creates ran (routing's, running alongside, included) */
   create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number; walKb: number };
+  /**
+   * Buffers PostgreSQL touched per create (the database's backends, routing's included): `hit`
+   * in shared_buffers, `read` from outside them (the OS page cache or the disk). Reads that grow
+   * with the data mean the write path's pages no longer fit in shared_buffers.
+   */
+  buffers: { hit: number; read: number };
   routing: { p50: number; p99: number };
   gets: Record<string, autocannon.Result & { rounds: number[]; service: number; pg: number }>;
   /** serve's resident memory at the end, and its peak, in MB */
@@ -152,10 +159,12 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     const meter = cpuMeter(db.pool, service);
     const before = await meter.read();
     const walFrom = (await db.pool.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn as string;
+    const buffersFrom = await buffersOf();
     const { result: created, seconds } = await creates(CREATES, 16);
     const after = await meter.read();
     const walBytes = Number((await db.pool.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as n', [walFrom])).rows[0].n);
     meter.stop();
+    const buffersTo = await buffersOf();
     const cpu = cpuPer(before, after, created['2xx'] || 1);
     await waitRouted(db.pool, 'org_bench');
     const routing = (
@@ -227,6 +236,10 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
         pg: cpu.pg,
         walKb: walBytes / 1024 / (created['2xx'] || 1),
       },
+      buffers: {
+        hit: (buffersTo.hit - buffersFrom.hit) / (created['2xx'] || 1),
+        read: (buffersTo.read - buffersFrom.read) / (created['2xx'] || 1),
+      },
       routing: { p50: routing[0], p99: routing[1] },
       gets,
       rss: memoryOf(service.pid),
@@ -235,6 +248,17 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
   } finally {
     await stop(service);
   }
+}
+
+/**
+ * The database's buffer counters. Backends report them when a transaction ends, at most once a
+ * second, and when idle: the pause lets the last second's reach pg_stat_database. The creates'
+ * window so includes a little of routing's tail, which runs alongside them anyway.
+ */
+async function buffersOf(): Promise<{ hit: number; read: number }> {
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const r = (await db.pool.query('select blks_hit, blks_read from pg_stat_database where datname = current_database()')).rows[0];
+  return { hit: Number(r.blks_hit), read: Number(r.blks_read) };
 }
 
 /** Resident and peak resident memory of a process, in MB (zeros where /proc is not there). */
@@ -267,7 +291,8 @@ function printSize(m: Measured): void {
       'p99 ms': m.create.p99,
       note:
         `${CREATES} creates, 16 connections, ${m.create.failed} not 201 (${m.create.conflicts} of them 409: slots every host's calendar holds); CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
-        `PostgreSQL ${m.create.pg.toFixed(2)} ms; WAL per booking ${m.create.walKb.toFixed(1)} KB`,
+        `PostgreSQL ${m.create.pg.toFixed(2)} ms; WAL per booking ${m.create.walKb.toFixed(1)} KB; ` +
+        `buffers per booking: ${m.buffers.hit.toFixed(0)} hit, ${m.buffers.read.toFixed(1)} read`,
     },
     {
       measure: 'DRAFT → SCHEDULED under that load',
@@ -299,6 +324,8 @@ function printCurve(all: Measured[], blocks: number | undefined): void {
     ['CPU per create, service ms', (m) => m.create.service, 'info'],
     ['CPU per create, PostgreSQL ms', (m) => m.create.pg, 'info'],
     ['WAL per create, KB', (m) => m.create.walKb, 'info'],
+    ['buffers hit per create', (m) => m.buffers.hit, 'info'],
+    ['buffers read per create (outside shared_buffers)', (m) => m.buffers.read, 'info'],
     ['DRAFT → SCHEDULED p50 ms', (m) => m.routing.p50, 'latency'],
     ['DRAFT → SCHEDULED p99 ms', (m) => m.routing.p99, 'latency'],
     ['availability uncached req/s', (m) => m.gets.availability.requests.average, 'rate'],
