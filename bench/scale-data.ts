@@ -139,6 +139,12 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
                   when h % 100 < 16 then 'PENDING_CONFIRMATION' else 'SCHEDULED' end end;
       -- the step's last booking has no next one to be rescheduled to
       update scale_step set status = 'CANCELLED' where g = ${to} and status = 'RESCHEDULED';
+      -- booked 1 to 30 days before its start, and never after now: a future booking's generated
+      -- creation was otherwise often in the future, newer than the creates the bench makes, so
+      -- the list's page 1 showed other rows at each size
+      alter table scale_step add column created timestamptz;
+      update scale_step set created = least(start_time - (1 + h % 30) * interval '1 day' - (h % 1440) * interval '1 minute',
+                                            now() - interval '1 hour' - (h % 1440) * interval '1 minute');
       analyze scale_step;`);
     const id = (expr: string) => `'bkg_s' || lpad((${expr})::text, 8, '0')`;
     await client.query(`
@@ -153,26 +159,25 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
              case when p.status = 'RESCHEDULED' then ${id('s.g - 1')} end,
              case when s.status = 'RESCHEDULED' then ${id('s.g + 1')} end,
              case when s.status in ('SCHEDULED', 'PENDING_CONFIRMATION') then 2 else 3 end,
-             s.start_time - (1 + s.h % 30) * interval '1 day' - (s.h % 1440) * interval '1 minute',
-             s.start_time - (s.h % 20) * interval '1 hour'
+             s.created, greatest(s.created, least(s.start_time - (s.h % 20) * interval '1 hour', now()))
         from scale_step s left join scale_step p on p.g = s.g - 1`);
     await client.query(`
       insert into booking_members (booking_id, member_id, mode, start_time, during, active, created_at)
       select ${id('g')}, member_id, mode, start_time,
              tstzrange(start_time, start_time + interval '30 minutes' + buffer_after * interval '1 minute', '[)'),
-             status in ('SCHEDULED', 'PENDING_CONFIRMATION'), start_time - (1 + h % 30) * interval '1 day' - (h % 1440) * interval '1 minute'
+             status in ('SCHEDULED', 'PENDING_CONFIRMATION'), created
         from scale_step`);
     // events: created, and how it ended; the payload as the service writes it (the booking as GET shows it)
     await client.query(`
       insert into booking_events (id, organization_id, mode, booking_id, type, payload, created_at)
       select 'evt_s' || lpad(s.g::text, 8, '0') || e.n, s.organization_id, s.mode, ${id('s.g')}, e.type,
-             jsonb_build_object('event', e.type, 'timestamp', b.created_at + e.n * interval '1 day', 'data', jsonb_build_object(
+             jsonb_build_object('event', e.type, 'timestamp', least(b.created_at + e.n * interval '1 day', now()), 'data', jsonb_build_object(
                'object', 'booking', 'id', b.id, 'event_type_id', b.event_type_id, 'status', b.status, 'start_time', b.start_time,
                'end_time', b.end_time, 'attendee', b.attendee, 'custom_fields', b.custom_fields, 'metadata', b.metadata,
                'assigned_to_id', b.assigned_to_id, 'host_ids', b.host_ids, 'cancellation_reason', b.cancellation_reason,
                'rescheduled_from', b.rescheduled_from, 'rescheduled_to', b.rescheduled_to, 'created_at', b.created_at,
                'updated_at', b.updated_at)),
-             b.created_at + e.n * interval '1 day'
+             least(b.created_at + e.n * interval '1 day', now())
         from scale_step s join bookings b on b.id = ${id('s.g')}
         cross join lateral (values (0, 'BOOKING_CREATED'),
                                    (1, case s.status when 'COMPLETED' then 'BOOKING_COMPLETED' when 'CANCELLED' then 'BOOKING_CANCELLED'
@@ -224,8 +229,8 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
                'STATUS:' || case k.method when 'CANCEL' then 'CANCELLED' else 'CONFIRMED' end || E'\\r\\n' ||
                'END:VEVENT' || E'\\r\\n' || 'END:VCALENDAR' || E'\\r\\n',
              k.method, 'bkg_s' || s.g || '@booking-service', k.n, 'sent', 1,
-             s.start_time - (1 + s.h % 30) * interval '1 day' + k.n * interval '1 day',
-             s.start_time - (1 + s.h % 30) * interval '1 day' + k.n * interval '1 day' + interval '2 seconds'
+             least(s.created + k.n * interval '1 day', now()),
+             least(s.created + k.n * interval '1 day', now()) + interval '2 seconds'
         from scale_step s
         cross join lateral (values (0, 'scheduled', 'REQUEST'),
                                    (1, case s.status when 'CANCELLED' then 'cancelled' when 'RESCHEDULED' then 'rescheduled' end,
