@@ -22,7 +22,8 @@
  *   - the largest tables (pg_total_relation_size) and indexes.
  * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size,
  * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), BENCH_KEEP_DB=1 keeps the
- * database. Expect about 15 minutes on 2 cores for the default sizes, most of it the 1 M load.
+ * database. Expect 5 to 15 minutes on 2 cores for the default sizes (the machines of the kind differ
+ * that much), most of it the 1 M load.
  */
 import fs from 'node:fs';
 import os from 'node:os';
