@@ -46,6 +46,7 @@ import {
   nextMonday,
   run,
   runTimed,
+  sleep,
   startServe,
   stop,
   waitDrained,
@@ -257,7 +258,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
  * window so includes a little of routing's tail, which runs alongside them anyway.
  */
 async function buffersOf(): Promise<{ hit: number; read: number }> {
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await sleep(1500);
   const r = (await db.pool.query('select blks_hit, blks_read from pg_stat_database where datname = current_database()')).rows[0];
   return { hit: Number(r.blks_hit), read: Number(r.blks_read) };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/pool.ts';
 import type { RetentionTarget } from '../../db/queries/retention.ts';
@@ -64,7 +65,7 @@ export interface RetentionResult {
  * batches, and none long. A table is done when a batch comes back short.
  */
 export async function enforceRetention(db: Db, targets: readonly RetentionTarget[], limits: RetentionLimits): Promise<RetentionResult> {
-  const sleep = limits.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const rest = limits.sleep ?? sleep;
   const started = performance.now();
   const result: RetentionResult = { deleted: {}, batches: 0, complete: true };
   for (const target of targets) {
@@ -79,7 +80,7 @@ export async function enforceRetention(db: Db, targets: readonly RetentionTarget
       result.batches++;
       result.deleted[target.table] += n;
       if (n < limits.batchSize) break;
-      if (limits.restRatio > 0) await sleep((performance.now() - batchStarted) * limits.restRatio);
+      if (limits.restRatio > 0) await rest((performance.now() - batchStarted) * limits.restRatio);
     }
   }
   return result;
