@@ -101,6 +101,35 @@ describe('the fan-out job of a booking event', () => {
     }
   });
 
+  it('a batch of events of several organizations takes the same lock as a single one', async () => {
+    // lock_subscriptions takes one key directly and several in sorted order: both must name it alike
+    await clearWebhooks();
+    const client = await db.pool.connect();
+    try {
+      await client.query('begin');
+      await lockSubscriptions(
+        client,
+        [
+          { organizationId: 'org_other', mode: 'live' },
+          { organizationId: 'org_northwind', mode: 'test' },
+        ],
+        'shared',
+      );
+      const create = createWebhook(
+        db.pool,
+        { organizationId: 'org_northwind', mode: 'test' },
+        { url: 'https://127.0.0.1/c', events: ['BOOKING_CREATED'] },
+        config,
+        new Date(),
+      );
+      assert.ok(await stillPending(create), 'the create waits for the batch transaction');
+      await client.query('commit');
+      await create;
+    } finally {
+      client.release();
+    }
+  });
+
   it('an event recorded while a subscription is being created or activated waits, then sees it', async () => {
     await clearWebhooks();
     const scope = { organizationId: 'org_northwind', mode: 'test' as const };
