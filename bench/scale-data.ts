@@ -268,12 +268,17 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
  * interval; their busy blocks, which the measured reads consult, stay as generated.
  */
 export async function settle(pool: Pool): Promise<void> {
-  if ((await pool.query(`select to_regclass('public.calendar_connections') as t`)).rows[0].t) {
-    await pool.query('update calendar_connections set last_attempt_at = now()');
-  }
+  await markCalendarsTried(pool);
   await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts');
   await pool.query('analyze');
   await pool.query('checkpoint');
+}
+
+/** Marks every generated calendar connection as tried just now (settle says why); a later fresh `serve` calls it again. */
+export async function markCalendarsTried(pool: Pool): Promise<void> {
+  if ((await pool.query(`select to_regclass('public.calendar_connections') as t`)).rows[0].t) {
+    await pool.query('update calendar_connections set last_attempt_at = now()');
+  }
 }
 
 /** The largest tables (with their indexes and TOAST) and the largest indexes, in bytes. */

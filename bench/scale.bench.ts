@@ -20,9 +20,13 @@
  *     GET /v1/bookings page 1 and page 1,000 (limit 100; org_bench holds a tenth of all bookings,
  *     so page 1,000 exists from 1 M on; below that the deepest full page is measured and named);
  *   - the largest tables (pg_total_relation_size) and indexes.
+ * Then, at the largest size, retention under live traffic: a fresh `serve` with the default
+ * retention (30 days, so about 95 % of the generated outboxes are past it) measures the same
+ * creates twice, first quietly, then while one enforce-retention run works off that backlog,
+ * sampling the backends that wait on a lock; and reports the rows deleted and the run's length.
  * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size,
- * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), BENCH_KEEP_DB=1 keeps the
- * database. Expect 5 to 15 minutes on 2 cores for the default sizes (the machines of the kind differ
+ * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), SCALE_RETENTION=0 skips the
+ * retention step, BENCH_KEEP_DB=1 keeps the database. Expect 5 to 15 minutes on 2 cores for the default sizes (the machines of the kind differ
  * that much), most of it the 1 M load.
  */
 import fs from 'node:fs';
@@ -33,7 +37,7 @@ import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
-import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, settle } from './scale-data.ts';
+import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, markCalendarsTried, settle } from './scale-data.ts';
 import {
   BOOKINGS_KEY,
   DAY_MS,
@@ -66,6 +70,9 @@ const KEEP_HISTORY = {
   RETENTION_DAYS_WEBHOOK_DELIVERIES: '36500',
   RETENTION_DAYS_EMAILS: '36500',
 };
+
+/** The tables enforce-retention deletes from (src/jobs/tasks/enforce-retention.ts). */
+const RETAINED = ['booking_events', 'webhook_messages', 'email_outbox', 'idempotency_keys', 'calendar_busy'];
 
 const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const CREATES = Number(process.env.SCALE_CREATES ?? 2000);
@@ -137,24 +144,30 @@ try {
     printSize(results.at(-1)!);
   }
   printCurve(results, blocks);
+  if (process.env.SCALE_RETENTION !== '0') await retentionUnderTraffic(body);
 } finally {
   if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
   else await db.drop();
 }
 
+/** `amount` creates on the next distinct slots of org_bench, `connections` at a time. */
+function createsOn(base: string, body: () => string) {
+  const headers = { authorization: `Bearer ${BOOKINGS_KEY}`, 'content-type': 'application/json' };
+  return (amount: number, connections: number) =>
+    runTimed({
+      url: `${base}/v1/bookings`,
+      method: 'POST',
+      headers,
+      connections,
+      amount,
+      requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }],
+    });
+}
+
 async function measure(size: number, bookings: number, loadSeconds: number, firstDay: Date, body: () => string): Promise<Measured> {
   const { service, base } = await startServe(db.url, { FREEBUSY_CACHE: 'off', ...KEEP_HISTORY });
   try {
-    const headers = { authorization: `Bearer ${BOOKINGS_KEY}`, 'content-type': 'application/json' };
-    const creates = (amount: number, connections: number) =>
-      runTimed({
-        url: `${base}/v1/bookings`,
-        method: 'POST',
-        headers,
-        connections,
-        amount,
-        requests: [{ setupRequest: (r) => ({ ...r, body: body() }) }],
-      });
+    const creates = createsOn(base, body);
     await creates(WARM_CREATES, 8);
     await waitRouted(db.pool, 'org_bench');
     const since = (await db.pool.query('select now() as t')).rows[0].t as Date;
@@ -247,6 +260,115 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
       rss: memoryOf(service.pid),
       sizes: await largest(db.pool),
     };
+  } finally {
+    await stop(service);
+  }
+}
+
+/** Rows deleted so far from the retained tables (their statistics counters; the pause lets the last second's arrive). */
+async function deletedRows(): Promise<number> {
+  await sleep(1500);
+  const r = await db.pool.query('select coalesce(sum(n_tup_del), 0) as n from pg_stat_user_tables where relname = any($1)', [RETAINED]);
+  return Number(r.rows[0].n);
+}
+
+/**
+ * Samples, every 100 ms, the service's backends waiting on a lock, by wait event. 'object' is
+ * the commit-time NOTIFY queue lock every create takes (docs/scaling.md); the rest are row,
+ * transaction and relation locks, which a retention batch holding locks for long would show.
+ */
+function lockWaits() {
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const rows = (
+        await db.pool.query(
+          `select wait_event as e, count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid() group by 1`,
+        )
+      ).rows as { e: string; n: number }[];
+      samples++;
+      for (const r of rows) counts.set(r.e, (counts.get(r.e) ?? 0) + r.n);
+      await sleep(100);
+    }
+  })();
+  return {
+    async stop(): Promise<string> {
+      running = false;
+      await loop;
+      const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([e, n]) => `${e} ${(n / samples).toFixed(2)}`);
+      return `${samples} samples; backends waiting on a lock, mean per sample: ${parts.join(', ') || 'none'}`;
+    },
+  };
+}
+
+/**
+ * Retention under live traffic, at the largest size: the same creates on one fresh `serve` with
+ * the default retention, first with no retention running, then while one enforce-retention run
+ * (added as graphile-worker's cron would add it) works off the generated backlog.
+ */
+async function retentionUnderTraffic(body: () => string): Promise<void> {
+  // minutes have passed since the last load's settle(): without this the calendars' syncs fall due within the step
+  await markCalendarsTried(db.pool);
+  await db.pool.query('checkpoint');
+  const { service, base } = await startServe(db.url, { FREEBUSY_CACHE: 'off' });
+  try {
+    const creates = createsOn(base, body);
+    await creates(WARM_CREATES, 8);
+    await waitRouted(db.pool, 'org_bench');
+    await waitDrained(db.pool);
+    const phase = async () => {
+      const waits = lockWaits();
+      const meter = cpuMeter(db.pool, service);
+      const before = await meter.read();
+      const { result, seconds } = await creates(CREATES, 16);
+      const cpu = cpuPer(before, await meter.read(), result['2xx'] || 1);
+      meter.stop();
+      const locks = await waits.stop();
+      await waitRouted(db.pool, 'org_bench');
+      return { result, seconds, cpu, locks };
+    };
+    const quiet = await phase();
+    await waitDrained(db.pool);
+    const deletedFrom = await deletedRows();
+    const started = performance.now();
+    await db.pool.query(`select graphile_worker.add_job('enforce-retention')`);
+    // the run ends by itself within its 2-minute budget; its end is watched while the creates run
+    const runEnded = (async () => {
+      for (;;) {
+        const left = (
+          await db.pool.query(
+            `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+              where t.identifier = 'enforce-retention'`,
+          )
+        ).rows[0].n as number;
+        if (left === 0) return (performance.now() - started) / 1000;
+        if (performance.now() - started > 300_000) throw new Error('enforce-retention still running after 5 minutes');
+        await sleep(100);
+      }
+    })();
+    const during = await phase();
+    const createsEnded = (performance.now() - started) / 1000;
+    const runSeconds = await runEnded;
+    const deleted = (await deletedRows()) - deletedFrom;
+    const row = (label: string, p: typeof quiet) => ({
+      measure: label,
+      'req/s': Math.round(p.result['2xx'] / p.seconds),
+      'p50 ms': p.result.latency.p50,
+      'p99 ms': p.result.latency.p99,
+      note:
+        `${p.result.non2xx + p.result.errors - ((p.result.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0)} failed (neither 201 nor 409); ` +
+        `CPU per booking: service ${p.cpu.service.toFixed(2)} ms, PostgreSQL ${p.cpu.pg.toFixed(2)} ms; ${p.locks}`,
+    });
+    console.log(`\n## retention under live traffic (${kilo(results.at(-1)!.size)}; one serve with the default retention of 30 days)`);
+    console.table([row('POST /bookings, no retention running', quiet), row('POST /bookings, while enforce-retention runs', during)]);
+    console.log(
+      `enforce-retention: ${kilo(deleted)} rows deleted in ${runSeconds.toFixed(1)} s; the creates ran from its start for ` +
+        `${createsEnded.toFixed(1)} s; create p50 ${(during.result.latency.p50 / quiet.result.latency.p50).toFixed(2)}×, ` +
+        `p99 ${(during.result.latency.p99 / quiet.result.latency.p99).toFixed(2)}× the quiet run's`,
+    );
   } finally {
     await stop(service);
   }
