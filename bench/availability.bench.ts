@@ -50,6 +50,7 @@ import {
   cpuMeter,
   cpuPer,
   insertWindowBookings,
+  medianRound,
   nextMonday,
   sleep,
 } from './support.ts';
@@ -402,10 +403,7 @@ async function main() {
       );
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const pairs: Record<string, autocannon.Result> = {};
-      for (const [name, rs] of Object.entries(runs)) {
-        const mid = median(rs.map((r) => r.requests.average));
-        pairs[name] = rs.find((r) => r.requests.average === mid)!;
-      }
+      for (const [name, rs] of Object.entries(runs)) pairs[name] = medianRound(rs);
       console.table([
         row('GET /v1/availability without calendars', pairs['cached false']),
         row('  with calendars (vs without)', pairs['cached true'], pairs['cached false']),

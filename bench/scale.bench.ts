@@ -47,6 +47,7 @@ import {
   cpuPer,
   createBodies,
   insertWindowBookings,
+  medianRound,
   nextMonday,
   run,
   runTimed,
@@ -230,8 +231,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     getMeter.stop();
     const gets: Measured['gets'] = {};
     for (const [name, rs] of Object.entries(rounds)) {
-      const sorted = [...rs].sort((a, b) => a.requests.average - b.requests.average);
-      gets[name] = { ...sorted[Math.floor(sorted.length / 2)], rounds: rs.map((r) => Math.round(r.requests.average)), ...cpuOfGets[name] };
+      gets[name] = { ...medianRound(rs), rounds: rs.map((r) => Math.round(r.requests.average)), ...cpuOfGets[name] };
       const bad = rs.reduce((n, r) => n + r.non2xx + r.errors, 0);
       if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
     }

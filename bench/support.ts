@@ -242,6 +242,11 @@ export function cpuPerBooking(before: CpuReading, after: CpuReading, n: number):
 
 // ---------- load ----------
 
+/** The median of interleaved rounds by mean req/s (of an even number, the upper middle one). */
+export function medianRound<T extends { requests: { average: number } }>(rounds: readonly T[]): T {
+  return [...rounds].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(rounds.length / 2)]!;
+}
+
 /**
  * A run of a fixed number of requests, and its wall time from start to the last response:
  * autocannon checks for the end once a second, so its own duration (and its per-second mean,
