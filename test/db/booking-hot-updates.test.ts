@@ -13,10 +13,10 @@ import { enqueue, insertBooking } from '../domain/email/booking-rows.ts';
 
 // A booking's status changes write no column of any index on bookings, nor an email's attempts
 // one of email_outbox, so PostgreSQL can make them HOT updates (no new index entry; migrations
-// 078 and 079). A column added to an index that these
-// updates write (status, assigned_to_id, host_ids, cancellation fields, version, updated_at)
-// makes this fail. The table is new and its page has room, so every update here can be HOT
-// unless an index forbids it.
+// 078 and 079). An index that comes to cover a column these updates write makes this fail:
+// status, assigned_to_id, host_ids, the cancellation fields, version and updated_at of a
+// booking; status, attempts, last_error and sent_at of an email. The tables are new and their
+// pages have room, so every update here can be HOT unless an index forbids it.
 let db: TestDatabase;
 
 before(async () => {
