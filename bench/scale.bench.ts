@@ -26,8 +26,9 @@
  * sampling the backends that wait on a lock; and reports the rows deleted and the run's length.
  * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size,
  * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), SCALE_RETENTION=0 skips the
- * retention step, BENCH_KEEP_DB=1 keeps the database. Expect 5 to 15 minutes on 2 cores for the default sizes (the machines of the kind differ
- * that much), most of it the 1 M load.
+ * retention step, BENCH_KEEP_DB=1 keeps the database. Expect 6 to 18 minutes on 2 cores for the
+ * default sizes (the machines of the kind differ that much), most of it the 1 M load and the
+ * retention step's 2-minute run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
