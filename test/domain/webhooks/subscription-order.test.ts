@@ -80,12 +80,16 @@ describe('the fan-out job of a booking event', () => {
     assert.ok(hook.id);
   });
 
-  it('a subscription created while an event is being recorded waits until that event has committed', async () => {
+  /**
+   * While a transaction holds the shared lock of `scopes` (as recording events does), creating a
+   * subscription of org_northwind/test waits, and goes through once it commits.
+   */
+  async function createWaitsForEvents(scopes: Parameters<typeof lockSubscriptions>[1]): Promise<void> {
     await clearWebhooks();
     const client = await db.pool.connect();
     try {
       await client.query('begin');
-      await lockSubscriptions(client, { organizationId: 'org_northwind', mode: 'test' }, 'shared');
+      await lockSubscriptions(client, scopes, 'shared');
       const create = createWebhook(
         db.pool,
         { organizationId: 'org_northwind', mode: 'test' },
@@ -99,35 +103,18 @@ describe('the fan-out job of a booking event', () => {
     } finally {
       client.release();
     }
+  }
+
+  it('a subscription created while an event is being recorded waits until that event has committed', async () => {
+    await createWaitsForEvents({ organizationId: 'org_northwind', mode: 'test' });
   });
 
   it('a batch of events of several organizations takes the same lock as a single one', async () => {
     // lock_subscriptions takes one key directly and several in sorted order: both must name it alike
-    await clearWebhooks();
-    const client = await db.pool.connect();
-    try {
-      await client.query('begin');
-      await lockSubscriptions(
-        client,
-        [
-          { organizationId: 'org_other', mode: 'live' },
-          { organizationId: 'org_northwind', mode: 'test' },
-        ],
-        'shared',
-      );
-      const create = createWebhook(
-        db.pool,
-        { organizationId: 'org_northwind', mode: 'test' },
-        { url: 'https://127.0.0.1/c', events: ['BOOKING_CREATED'] },
-        config,
-        new Date(),
-      );
-      assert.ok(await stillPending(create), 'the create waits for the batch transaction');
-      await client.query('commit');
-      await create;
-    } finally {
-      client.release();
-    }
+    await createWaitsForEvents([
+      { organizationId: 'org_other', mode: 'live' },
+      { organizationId: 'org_northwind', mode: 'test' },
+    ]);
   });
 
   it('an event recorded while a subscription is being created or activated waits, then sees it', async () => {
