@@ -274,7 +274,7 @@ export async function settle(pool: Pool): Promise<void> {
   await pool.query('checkpoint');
 }
 
-/** Marks every generated calendar connection as tried just now (settle says why); a later fresh `serve` calls it again. */
+/** Marks every generated calendar connection as tried just now (settle says why; the retention step calls it again). */
 export async function markCalendarsTried(pool: Pool): Promise<void> {
   if ((await pool.query(`select to_regclass('public.calendar_connections') as t`)).rows[0].t) {
     await pool.query('update calendar_connections set last_attempt_at = now()');

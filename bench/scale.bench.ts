@@ -33,9 +33,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type autocannon from 'autocannon';
+import { loadConfig } from '../src/config.ts';
 import { encodeCursor } from '../src/domain/bookings/cursor.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
+import { retentionTargets } from '../src/jobs/tasks/enforce-retention.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
 import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, markCalendarsTried, settle } from './scale-data.ts';
@@ -73,8 +75,8 @@ const KEEP_HISTORY = {
   RETENTION_DAYS_EMAILS: '36500',
 };
 
-/** The tables enforce-retention deletes from (src/jobs/tasks/enforce-retention.ts). */
-const RETAINED = ['booking_events', 'webhook_messages', 'email_outbox', 'idempotency_keys', 'calendar_busy'];
+/** The tables enforce-retention deletes from. */
+const RETAINED = retentionTargets(loadConfig({})).map((t) => t.table);
 
 const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const CREATES = Number(process.env.SCALE_CREATES ?? 2000);
@@ -150,6 +152,11 @@ try {
 } finally {
   if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
   else await db.drop();
+}
+
+/** The creates answered 409: slots that every host's calendar holds (generateCalendars), refused by design. */
+function conflictsOf(result: autocannon.Result): number {
+  return (result.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0;
 }
 
 /** `amount` creates on the next distinct slots of org_bench, `connections` at a time. */
@@ -246,8 +253,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
         p50: created.latency.p50,
         p99: created.latency.p99,
         failed: created.non2xx + created.errors,
-        // 409: a slot that every host's calendar holds (generateCalendars), refused by design
-        conflicts: (created.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0,
+        conflicts: conflictsOf(created),
         service: cpu.service,
         pg: cpu.pg,
         walKb: walBytes / 1024 / (created['2xx'] || 1),
@@ -360,7 +366,7 @@ async function retentionUnderTraffic(body: () => string): Promise<void> {
       'p50 ms': p.result.latency.p50,
       'p99 ms': p.result.latency.p99,
       note:
-        `${p.result.non2xx + p.result.errors - ((p.result.statusCodeStats as Record<string, { count: number }> | undefined)?.['409']?.count ?? 0)} failed (neither 201 nor 409); ` +
+        `${p.result.non2xx + p.result.errors - conflictsOf(p.result)} failed (neither 201 nor 409); ` +
         `CPU per booking: service ${p.cpu.service.toFixed(2)} ms, PostgreSQL ${p.cpu.pg.toFixed(2)} ms; ${p.locks}`,
     });
     console.log(`\n## retention under live traffic (${kilo(results.at(-1)!.size)}; one serve with the default retention of 30 days)`);
