@@ -49,7 +49,7 @@ const HOLD_AFTER_MS = 48 * 3_600_000;
 export const NARROW_WINDOW_MS = 4 * 86_400_000;
 
 /**
- * Which holds overlap [$3, $4): two shapes of one test, for the two indexes that can answer it.
+ * Which holds overlap [from, to): two shapes of one test, for the two indexes that can answer it.
  *
  * A narrow window (one slot) asks the exclusion constraint's GiST index (member, mode, during)
  * with `during &&`: it finds about the holds that overlap, and the hold insert that follows walks
@@ -63,26 +63,46 @@ export const NARROW_WINDOW_MS = 4 * 86_400_000;
  * (constraint booking_members_during_near_start), so one overlapping [from, to) starts in
  * (from - 48 h, to + 24 h). The GiST index did badly there: its uuid keys overlap across pages, and
  * it read 650 buffers for 20 hosts over 14 days at 1 M bookings against 110 through the btree.
- * `mode = any(array[$2])` keeps the GiST index out: it can take `mode =` (not `member_id = any`),
+ * `mode = any(array[…])` keeps the GiST index out: it can take `mode =` (not `member_id = any`),
  * and on a table without statistics (new, or autovacuum off) the planner chose it with mode as
  * its only condition and read every hold of the mode. The overlap is then tested on the
- * interval's epoch milliseconds ($10, $11; the same test as `&&` for the non-empty [) intervals
+ * interval's epoch milliseconds (the same test as `&&` for the non-empty [) intervals
  * holds have, whose instants are whole milliseconds): comparing two bigints per hold instead of
  * taking lower() and upper() of a range made the statement 9 % cheaper (pgbench, 2,000 holds,
  * 0.84 against 0.77 ms).
- * The start_time bounds come as parameters: `$3 - interval '48 hours'` is stable, not immutable,
+ * The start_time bounds come as parameters: `from - interval '48 hours'` is stable, not immutable,
  * so it was computed again for every row scanned.
  */
-function holdsOverlapping(narrow: boolean): string {
+function holdsOverlapping(narrow: boolean, p: Params, mode: string, from: Date, to: Date): string {
+  const bounds = `start_time > ${p.add(new Date(from.getTime() - HOLD_AFTER_MS))} and start_time < ${p.add(new Date(to.getTime() + HOLD_BEFORE_MS))}`;
   return narrow
-    ? `mode = $2 and active and during && tstzrange($3, $4) and start_time > $7 and start_time < $8`
-    : `mode = any(array[$2::text]) and active and start_time > $7 and start_time < $8 and during_start_ms < $10 and during_end_ms > $11`;
+    ? `mode = ${p.add(mode)} and active and during && tstzrange(${p.add(from)}, ${p.add(to)}) and ${bounds}`
+    : `mode = any(array[${p.add(mode)}::text]) and active and ${bounds} and during_start_ms < ${p.add(to.getTime())} and during_end_ms > ${p.add(from.getTime())}`;
+}
+
+/** A statement's parameters, numbered as they are added. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
 }
 
 /**
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
  * start, so a create reads its slot and its routing order in one round trip. withCalendars false:
  * no 'calendar' rows (GET /availability takes them from CalendarBusyCache).
+ *
+ * Each combination is a statement text of its own, holding only the parts it reads. One text
+ * with the parts switched off by parameters (`$9::boolean and …`) was planned again at every
+ * execution: a plan for the parameters' values drops the parts switched off, so it always looked
+ * cheaper than the plan for any values, and PostgreSQL kept planning anew, 0.35 ms of the 1.47 ms
+ * of PostgreSQL CPU of an uncached GET /availability (pg_stat_statements, the availability
+ * bench). With nothing to drop, GET /availability's read settles on one plan after five
+ * executions: at 1 M bookings 1.28 against 1.47 ms (pgbench). A create's read and free/busy's
+ * are still planned per execution there; for the create's, that plan (the GiST index alone) is
+ * also the faster one.
  */
 export function busyOfMembers(
   db: Db,
@@ -95,44 +115,43 @@ export function busyOfMembers(
   withCalendars = true,
 ): Promise<BusyRow[]> {
   const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
-  return rows<BusyRow>(
-    db,
+  const p = new Params();
+  const ids = p.add(memberIds);
+  const parts = [
     `select member_id, 'booking' as kind, ${CSV('during_start_ms')} as starts, ${CSV('during_end_ms')} as ends,
             ${CSV('start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
        from booking_members
-      where member_id = any($1::uuid[]) and ${holdsOverlapping(narrow)} and ($5::text is null or booking_id <> $5)
-      group by member_id
-     union all
-     select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
+      where member_id = any(${ids}::uuid[]) and ${holdsOverlapping(narrow, p, mode, from, to)}${
+        excludeBookingId === null ? '' : ` and booking_id <> ${p.add(excludeBookingId)}`
+      }
+      group by member_id`,
+  ];
+  const [lo, hi] = [p.add(from), p.add(to)];
+  parts.push(
+    `select member_id, 'ooo', ${MS('start_time')}, ${MS('end_time')}, null, null, null
        from out_of_office
-      where member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
-      group by member_id
-     union all
-     select member_id, 'calendar', ${MS('start_time')}, ${MS('end_time')}, null, null, null
-       from calendar_busy
-      where $9::boolean and member_id = any($1::uuid[]) and start_time < $4 and end_time > $3
-      group by member_id
-     union all
-     select m.id, 'stats', null, null, null,
-            coalesce((select c.booked from member_booking_counts c
-                       where c.member_id = m.id and c.mode = $2 and c.period_start = date_trunc('month', $6::timestamptz, 'UTC')), 0),
-            (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = $2)
-       from unnest($1::uuid[]) as m(id)
-      where $6::timestamptz is not null`,
-    [
-      memberIds,
-      mode,
-      from,
-      to,
-      excludeBookingId,
-      statsAt,
-      new Date(from.getTime() - HOLD_AFTER_MS),
-      new Date(to.getTime() + HOLD_BEFORE_MS),
-      withCalendars,
-      // the wide shape's overlap test, in epoch milliseconds (the narrow one has no use for them)
-      ...(narrow ? [] : [to.getTime(), from.getTime()]),
-    ],
+      where member_id = any(${ids}::uuid[]) and start_time < ${hi} and end_time > ${lo}
+      group by member_id`,
   );
+  if (withCalendars) {
+    parts.push(
+      `select member_id, 'calendar', ${MS('start_time')}, ${MS('end_time')}, null, null, null
+         from calendar_busy
+        where member_id = any(${ids}::uuid[]) and start_time < ${hi} and end_time > ${lo}
+        group by member_id`,
+    );
+  }
+  if (statsAt !== null) {
+    const m = p.add(mode);
+    parts.push(
+      `select m.id, 'stats', null, null, null,
+              coalesce((select c.booked from member_booking_counts c
+                         where c.member_id = m.id and c.mode = ${m} and c.period_start = date_trunc('month', ${p.add(statsAt)}::timestamptz, 'UTC')), 0),
+              (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = ${m})
+         from unnest(${ids}::uuid[]) as m(id)`,
+    );
+  }
+  return rows<BusyRow>(db, parts.join(' union all '), p.values);
 }
 
 /** Every busy block the members' calendars hold (a sync keeps only its window), for CalendarBusyCache. */
