@@ -196,6 +196,11 @@ describe('batches', () => {
 
   it('a run rests after each full batch, as long as the batch took times the ratio, and not after the last', async () => {
     for (let i = 0; i < 25; i++) await event(`evt_${i}`, 2);
+    // every batch takes at least SLOW_MS: its delete statement sleeps that long
+    const SLOW_MS = 40;
+    await q(`create function test_slow_delete() returns trigger language plpgsql as $$
+             begin perform pg_sleep(${SLOW_MS / 1000}); return null; end $$`);
+    await q('create trigger test_slow_delete after delete on booking_events for each statement execute function test_slow_delete()');
     const rests: number[] = [];
     const started = performance.now();
     const result = await enforceRetention(t.db.pool, [target], {
@@ -203,12 +208,12 @@ describe('batches', () => {
       budgetMs: 60_000,
       restRatio: 2,
       sleep: async (ms) => void rests.push(ms),
-    });
+    }).finally(() => q('drop function test_slow_delete() cascade'));
     const elapsed = performance.now() - started; // the batches' time, the recorded rests taking none
     assert.deepEqual(result, { deleted: { booking_events: 25 }, batches: 3, complete: true });
     // two full batches (10, 10), then a short one (5) that ends the table
     assert.equal(rests.length, 2);
-    for (const ms of rests) assert.ok(ms > 0, `a rest of ${ms} ms`);
+    for (const ms of rests) assert.ok(ms >= 2 * SLOW_MS, `a rest of ${ms} ms after a batch of at least ${SLOW_MS} ms`);
     // each rest is twice its own batch's time, so together at most twice the run's
     assert.ok(rests[0] + rests[1] <= 2 * elapsed, `rests ${rests.join(', ')} ms in a run of ${elapsed} ms`);
   });
