@@ -12,8 +12,9 @@
  * `serve` (FREEBUSY_CACHE=off, so availability and free/busy compute every answer; retention held
  * off, see KEEP_HISTORY) then measures:
  *   - POST /bookings on distinct slots (the bookings bench's org_bench: 20 hosts, round robin):
- *     p50/p99, creates/s, CPU, WAL bytes and buffers touched per booking; then DRAFT → SCHEDULED
- *     p50/p99 of those creates;
+ *     p50/p99, creates/s, CPU, WAL bytes and buffers touched per booking, and the p99 of each
+ *     tenth of the run (a few stalls, or a slower whole); then DRAFT → SCHEDULED p50/p99 of those
+ *     creates;
  *   - once the job queue has drained, in interleaved rounds (the median round is reported):
  *     GET /v1/availability uncached (the availability bench's ROUND_ROBIN case: 20 hosts, 14
  *     days, 100 bookings per host in the window), GET /v1/freebusy uncached (7 days, 30 min),
@@ -57,6 +58,7 @@ import {
   sleep,
   startServe,
   stop,
+  timeline,
   waitDrained,
   waitRouted,
 } from './support.ts';
@@ -97,6 +99,8 @@ interface Measured {
   loadSeconds: number;
   /** walKb: WAL written per create while the creates ran (routing's, running alongside, included) */
   create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number; walKb: number };
+  /** The creates' run in tenths of its time: each tenth's creates and their p99 (a p99 from a few stalls, or from all) */
+  createTimeline: { n: number; p99: number }[];
   /**
    * Buffers PostgreSQL touched per create (the database's backends, routing's included): `hit`
    * in shared_buffers, `read` from outside them (the OS page cache or the disk). Reads that grow
@@ -184,7 +188,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     const before = await meter.read();
     const walFrom = (await db.pool.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn as string;
     const buffersFrom = await buffersOf();
-    const { result: created, seconds } = await creates(CREATES, 16);
+    const { result: created, seconds, responses } = await creates(CREATES, 16);
     const after = await meter.read();
     const walBytes = Number((await db.pool.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as n', [walFrom])).rows[0].n);
     meter.stop();
@@ -258,6 +262,7 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
         pg: cpu.pg,
         walKb: walBytes / 1024 / (created['2xx'] || 1),
       },
+      createTimeline: timeline(responses, 10),
       buffers: {
         hit: (buffersTo.hit - buffersFrom.hit) / (created['2xx'] || 1),
         read: (buffersTo.read - buffersFrom.read) / (created['2xx'] || 1),
@@ -437,6 +442,9 @@ function printSize(m: Measured): void {
     g('page 1', 'GET /v1/bookings page 1 (limit 100)'),
     g('deep page', `GET /v1/bookings page ${m.deepPage.toLocaleString('en')}`),
   ]);
+  console.log(
+    `creates by tenth of their run: p99 ${m.createTimeline.map((t) => Math.round(t.p99)).join(' / ')} ms (${m.createTimeline.map((t) => t.n).join(' / ')} creates)`,
+  );
   console.log(`serve: RSS ${m.rss.now.toFixed(0)} MB at the end, peak ${m.rss.peak.toFixed(0)} MB`);
   console.log(`largest tables: ${m.sizes.tables.map((t) => `${t.name} ${mb(t.bytes)} (${kilo(t.rows)} rows)`).join(', ')}`);
   console.log(`largest indexes: ${m.sizes.indexes.map((t) => `${t.name} ${mb(t.bytes)}`).join(', ')}`);

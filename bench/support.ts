@@ -247,21 +247,41 @@ export function medianRound<T extends { requests: { average: number } }>(rounds:
   return [...rounds].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(rounds.length / 2)]!;
 }
 
+/** One response of a run: when it came (ms from the run's start) and how long it took (ms). */
+export interface Response {
+  at: number;
+  ms: number;
+}
+
 /**
  * A run of a fixed number of requests, and its wall time from start to the last response:
  * autocannon checks for the end once a second, so its own duration (and its per-second mean,
  * which counts the last, partial second as a whole one) rounds a run up to whole seconds.
+ * `responses` has every response in the order they came, to tell a few stalls from a slower whole.
  */
-export async function runTimed(opts: autocannon.Options): Promise<{ result: autocannon.Result; seconds: number }> {
+export async function runTimed(opts: autocannon.Options): Promise<{ result: autocannon.Result; seconds: number; responses: Response[] }> {
   const start = performance.now();
   let last = start;
+  const responses: Response[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(opts, (err, r) => (err ? reject(err) : resolve(r)));
-    instance.on('response', () => {
+    instance.on('response', (_client, _status, _bytes, responseTime: number) => {
       last = performance.now();
+      responses.push({ at: last - start, ms: responseTime });
     });
   });
-  return { result, seconds: (last - start) / 1000 };
+  return { result, seconds: (last - start) / 1000, responses };
+}
+
+/** The run cut into `parts` equal stretches of time: each one's response count and p99 (ms). */
+export function timeline(responses: readonly Response[], parts: number): { n: number; p99: number }[] {
+  const end = Math.max(...responses.map((r) => r.at), 1);
+  const stretches = Array.from({ length: parts }, () => [] as number[]);
+  for (const r of responses) stretches[Math.min(parts - 1, Math.floor((r.at / end) * parts))].push(r.ms);
+  return stretches.map((ms) => {
+    ms.sort((a, b) => a - b);
+    return { n: ms.length, p99: ms.length === 0 ? 0 : ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)] };
+  });
 }
 
 export const run = async (opts: autocannon.Options) => (await runTimed(opts)).result;
