@@ -101,8 +101,10 @@ class Params {
  * of PostgreSQL CPU of an uncached GET /availability (pg_stat_statements, the availability
  * bench). With nothing to drop, GET /availability's read settles on one plan after five
  * executions: at 1 M bookings 1.28 against 1.47 ms (pgbench). A create's read and free/busy's
- * are still planned per execution there; for the create's, that plan (the GiST index alone) is
- * also the faster one.
+ * are still planned per execution there. For the create's, that plan (the GiST index alone) is
+ * the faster one on the creates bench's data; at 1 M one generic plan through the btree was
+ * faster in pgbench, but not in the benches (docs/scaling.md, "Planning is part of the busy
+ * reads' cost").
  */
 export function busyOfMembers(
   db: Db,
