@@ -103,7 +103,11 @@ describe('availability answer cache', async () => {
       },
     });
     const first = availabilityBody(gated, cache, new CalendarBusyCache(), auth, { ...day, assigned_to_id: undefined }, now);
-    while (busyReads === 0) await new Promise((r) => setTimeout(r, 5));
+    for (let waited = 0; busyReads === 0; waited += 5) {
+      // the gate knows the read by its SQL text: fail here, not at the run's timeout, when that text changes
+      assert.ok(waited < 5_000, "no busy read reached the gate in 5 s: does `from booking_members` still name busyOfMembers' read?");
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const second = availabilityBody(gated, cache, new CalendarBusyCache(), auth, day, now);
     await new Promise((r) => setTimeout(r, 200));
     open();
