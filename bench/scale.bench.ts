@@ -443,7 +443,7 @@ function printSize(m: Measured): void {
     g('deep page', `GET /v1/bookings page ${m.deepPage.toLocaleString('en')}`),
   ]);
   console.log(
-    `creates by tenth of their run: p99 ${m.createTimeline.map((t) => Math.round(t.p99)).join(' / ')} ms (${m.createTimeline.map((t) => t.n).join(' / ')} creates)`,
+    `creates by tenth of their run: p99 ${m.createTimeline.map((t) => (t.n ? Math.round(t.p99) : '-')).join(' / ')} ms (${m.createTimeline.map((t) => t.n).join(' / ')} creates)`,
   );
   console.log(`serve: RSS ${m.rss.now.toFixed(0)} MB at the end, peak ${m.rss.peak.toFixed(0)} MB`);
   console.log(`largest tables: ${m.sizes.tables.map((t) => `${t.name} ${mb(t.bytes)} (${kilo(t.rows)} rows)`).join(', ')}`);

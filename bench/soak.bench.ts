@@ -24,6 +24,7 @@ import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
+import { percentile } from './support.ts';
 
 const SECONDS = Math.max(60, Number(process.env.SOAK_SECONDS ?? 600));
 const RATE = Math.min(500, Math.max(1, Number(process.env.SOAK_RATE ?? 40)));
@@ -39,8 +40,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MIN = 60_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted: number[], p: number) =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 const hostId = (i: number) => loadHostId('c', i);
 
 async function freePort(): Promise<number> {
@@ -421,8 +420,8 @@ try {
       requests: m.latencies.length,
       '4xx': m.clientErrors,
       '5xx/err': m.failures,
-      'p50 ms': Number(pct(m.latencies, 50).toFixed(1)),
-      'p99 ms': Number(pct(m.latencies, 99).toFixed(1)),
+      'p50 ms': Number(percentile(m.latencies, 50).toFixed(1)),
+      'p99 ms': Number(percentile(m.latencies, 99).toFixed(1)),
       // service CPU per request (worker jobs included): unlike latency, it does not move with other load on the machine
       'CPU ms/req': Number(((cpuEnd - m.cpuAtStart) / m.latencies.length).toFixed(2)),
       'RSS MB (max)': Number(max(m.rss).toFixed(1)),
@@ -439,7 +438,7 @@ try {
     Object.fromEntries(
       [...(m?.byOp ?? [])].map(([op, ls]) => {
         ls.sort((a, b) => a - b);
-        return [op, `${ls.length} req, p50 ${pct(ls, 50).toFixed(1)} ms, p99 ${pct(ls, 99).toFixed(1)} ms`];
+        return [op, `${ls.length} req, p50 ${percentile(ls, 50).toFixed(1)} ms, p99 ${percentile(ls, 99).toFixed(1)} ms`];
       }),
     );
   console.log('by operation, second minute:', opTable(minutes[1]));

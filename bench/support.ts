@@ -273,15 +273,22 @@ export async function runTimed(opts: autocannon.Options): Promise<{ result: auto
   return { result, seconds: (last - start) / 1000, responses };
 }
 
+/** The p-th percentile (0–100) of values sorted ascending; NaN for none. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
+
 /** The run cut into `parts` equal stretches of time: each one's response count and p99 (ms). */
 export function timeline(responses: readonly Response[], parts: number): { n: number; p99: number }[] {
-  const end = Math.max(...responses.map((r) => r.at), 1);
+  const end = Math.max(responses.at(-1)?.at ?? 0, 1); // responses come in arrival order
   const stretches = Array.from({ length: parts }, () => [] as number[]);
   for (const r of responses) stretches[Math.min(parts - 1, Math.floor((r.at / end) * parts))].push(r.ms);
-  return stretches.map((ms) => {
-    ms.sort((a, b) => a - b);
-    return { n: ms.length, p99: ms.length === 0 ? 0 : ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)] };
-  });
+  return stretches.map((ms) => ({
+    n: ms.length,
+    p99: percentile(
+      ms.sort((a, b) => a - b),
+      99,
+    ),
+  }));
 }
 
 export const run = async (opts: autocannon.Options) => (await runTimed(opts)).result;

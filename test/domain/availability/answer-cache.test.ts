@@ -90,11 +90,12 @@ describe('availability answer cache', async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     const pool = db.pool;
+    const BUSY_READ = 'from booking_members'; // how the gate knows busyOfMembers' statement
     const gated = new Proxy(pool, {
       get(target, prop) {
         if (prop !== 'query') return Reflect.get(target, prop, target);
         return async (config: { text?: string }, values?: unknown[]) => {
-          if (typeof config === 'object' && config.text?.includes('from booking_members')) {
+          if (typeof config === 'object' && config.text?.includes(BUSY_READ)) {
             busyReads++;
             await gate;
           }
@@ -104,8 +105,8 @@ describe('availability answer cache', async () => {
     });
     const first = availabilityBody(gated, cache, new CalendarBusyCache(), auth, { ...day, assigned_to_id: undefined }, now);
     for (let waited = 0; busyReads === 0; waited += 5) {
-      // the gate knows the read by its SQL text: fail here, not at the run's timeout, when that text changes
-      assert.ok(waited < 5_000, "no busy read reached the gate in 5 s: does `from booking_members` still name busyOfMembers' read?");
+      // fail here, not at the run's timeout, when that text no longer names the read
+      assert.ok(waited < 5_000, `no busy read reached the gate in 5 s: does '${BUSY_READ}' still name busyOfMembers' read?`);
       await new Promise((r) => setTimeout(r, 5));
     }
     const second = availabilityBody(gated, cache, new CalendarBusyCache(), auth, day, now);
