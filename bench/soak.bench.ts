@@ -12,19 +12,17 @@
  * database for a look at its tables afterwards, e.g. their dead row versions)
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
-import { percentile } from './support.ts';
+import { cpuMs, percentile, sleep, startServe, stop } from './support.ts';
 
 const SECONDS = Math.max(60, Number(process.env.SOAK_SECONDS ?? 600));
 const RATE = Math.min(500, Math.max(1, Number(process.env.SOAK_RATE ?? 40)));
@@ -36,32 +34,9 @@ const SLOPE_LIMIT_MB_PER_MIN = 1;
 const FLAT = 0.2;
 const KEY = 'sk_test_bench_soak_key_00000000000001';
 const HOSTS = 20;
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MIN = 60_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hostId = (i: number) => loadHostId('c', i);
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-async function waitUp(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 /** 20 hosts working around the clock, a 15-minute round-robin type; the key holds every scope the traffic needs. */
 function soakSeed() {
@@ -129,17 +104,6 @@ function rssMb(pid: number | undefined): { rss: number; anon: number; file: numb
   }
 }
 
-/** CPU time (user + system) a process has used, in ms; NaN where /proc is not there. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ ticks
-  } catch {
-    return NaN;
-  }
-}
-
 /** Slope of the least-squares line through (x, y) points. */
 function slope(points: { x: number; y: number }[]): number {
   const n = points.length;
@@ -188,29 +152,14 @@ await loadSeed(db.pool, validateSeed(soakSeed()));
 const rx = await startReceiver();
 let service: ChildProcess | undefined;
 try {
-  const port = await freePort();
-  service = spawn(
-    process.execPath,
-    [...(process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(ROOT, 'bin/booking-service.js'), 'serve'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: db.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'error',
-        NODE_ENV: 'test',
-        RATE_LIMIT_TEST_PER_MINUTE: '1000000',
-        RATE_LIMIT_LIVE_PER_MINUTE: '1000000',
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        WEBHOOK_CA_FILE: rx.caFile,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
+  // NODE_ENV=test: production refuses WEBHOOK_ALLOW_PRIVATE_TARGETS, and the receiver is on loopback
+  const started = await startServe(
+    db.url,
+    { NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: rx.caFile },
+    process.env.SOAK_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
   );
-  const base = `http://127.0.0.1:${port}`;
-  await waitUp(`${base}/readyz`, service);
+  service = started.service;
+  const base = started.base;
   const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
   const call = async (method: string, url: string, body?: unknown) => {
     const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -486,8 +435,7 @@ try {
   for (const [what, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${what}`);
   console.log(`verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`);
 } finally {
-  service?.kill('SIGTERM');
-  if (service && service.exitCode === null) await new Promise((r) => service!.once('exit', r));
+  if (service) await stop(service);
   await rx.close();
   if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
   else await db.drop();

@@ -39,12 +39,17 @@ export async function waitUp(url: string, child: ChildProcess): Promise<void> {
 
 /**
  * `booking-service serve` (API and worker in one process, as shipped) on a free port, rate limits
- * out of the way; resolves once /readyz answers. BENCH_PROF=dir writes a CPU profile of it.
+ * out of the way; resolves once /readyz answers. `env` adds to or overrides its environment,
+ * `nodeArgs` go to its Node process. BENCH_PROF=dir writes a CPU profile of it.
  */
-export async function startServe(databaseUrl: string, env: Record<string, string> = {}): Promise<{ service: ChildProcess; base: string }> {
+export async function startServe(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+): Promise<{ service: ChildProcess; base: string }> {
   const port = await freePort();
   const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROF] : [];
-  const service = spawn(process.execPath, [...prof, path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
+  const service = spawn(process.execPath, [...prof, ...nodeArgs, path.join(ROOT, 'bin/booking-service.js'), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -195,7 +200,8 @@ export function cpuOf(pid: number | undefined): { user: number; system: number }
     return { user: 0, system: 0 };
   }
 }
-const cpuMs = (pid: number | undefined) => {
+/** CPU time (user + system) a process has used, in ms; zero where /proc is not there. */
+export const cpuMs = (pid: number | undefined) => {
   const c = cpuOf(pid);
   return c.user + c.system;
 };
