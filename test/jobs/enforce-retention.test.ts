@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { transaction } from '../../src/db/pool.ts';
 import type { RetentionTarget } from '../../src/db/queries/retention.ts';
-import { deleteOldest } from '../../src/db/queries/retention.ts';
+import { deleteOldest, RETENTION_LOCK } from '../../src/db/queries/retention.ts';
 import { enqueue } from '../../src/db/jobs.ts';
 import { enforceRetention, retentionTargets } from '../../src/jobs/tasks/enforce-retention.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -241,6 +241,37 @@ describe('the job', () => {
     await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
     await until(async () => (await q(`select 1 from email_outbox where id = 'em_old'`)).rowCount === 0, 'old email deleted');
     assert.deepEqual(await ids('select id from email_outbox'), ['em_new']);
+  });
+
+  it('a run that meets another one under way does nothing, and the next run works again', async () => {
+    await email('em_old', 'sent', 31);
+    const jobsLeft = async () =>
+      (
+        await q(`select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+                  where k.identifier = 'enforce-retention'`)
+      ).rows[0].n === 0;
+    // another run under way: its session holds the lock
+    const other = await t.db.pool.connect();
+    try {
+      await other.query('select pg_advisory_lock($1)', [RETENTION_LOCK]);
+      await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
+      await until(jobsLeft, 'the run while the lock is held finished');
+      assert.deepEqual(await ids('select id from email_outbox'), ['em_old']);
+      await other.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]);
+    } finally {
+      other.release();
+    }
+    await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
+    await until(jobsLeft, 'the run after the lock was released finished');
+    assert.deepEqual(await ids('select id from email_outbox'), []);
+    // and the run let go of the lock: another session takes it at once
+    const next = await t.db.pool.connect();
+    try {
+      assert.equal((await next.query('select pg_try_advisory_lock($1) as got', [RETENTION_LOCK])).rows[0].got, true);
+      await next.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]);
+    } finally {
+      next.release();
+    }
   });
 
   it('a job enqueued in a transaction that rolls back never exists', async () => {

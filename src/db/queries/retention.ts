@@ -1,4 +1,4 @@
-import type { Db } from '../pool.ts';
+import type { Db, Pool } from '../pool.ts';
 
 /**
  * One table that only grows, and which of its rows may go: those whose `age` column is older
@@ -36,4 +36,32 @@ export async function deleteOldest(db: Db, target: RetentionTarget, limit: numbe
     [target.keepSeconds, limit],
   );
   return result.rowCount ?? 0;
+}
+
+/** The session advisory lock a retention run holds ("retn"; migrations hold "book"). */
+export const RETENTION_LOCK = 0x7265746e;
+
+/**
+ * Runs `fn` while a connection of the pool holds RETENTION_LOCK, so that two retention runs
+ * never work at once (the crontab spaces its runs, but a run enqueued by hand can meet one).
+ * Answers undefined, running nothing, when another session holds the lock. The connection only
+ * holds the lock; `fn` does its work on the pool. If the unlock fails the connection is closed,
+ * which releases the lock too.
+ */
+export async function underRetentionLock<T>(pool: Pool, fn: () => Promise<T>): Promise<T | undefined> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const { rows } = await client.query<{ got: boolean }>('select pg_try_advisory_lock($1) as got', [RETENTION_LOCK]);
+    if (!rows[0]!.got) return undefined;
+    try {
+      return await fn();
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]).catch((err: Error) => {
+        broken = err;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/pool.ts';
 import type { RetentionTarget } from '../../db/queries/retention.ts';
-import { deleteOldest } from '../../db/queries/retention.ts';
+import { deleteOldest, underRetentionLock } from '../../db/queries/retention.ts';
 import type { WorkerDeps } from '../deps.ts';
 import type { TypedTask } from '../registry.ts';
 
@@ -100,14 +100,23 @@ const BUDGET_MS = 120_000;
  */
 const REST_RATIO = 1;
 
-/** Every 10 minutes (crontab in src/jobs/worker.ts). */
+/**
+ * Every 10 minutes (crontab in src/jobs/worker.ts). A run that finds another one under way (one
+ * enqueued by hand meeting the crontab's) does nothing: the one under way deletes the same rows.
+ */
 export function enforceRetentionTask(deps: WorkerDeps): TypedTask<'enforce-retention'> {
   return async () => {
-    const result = await enforceRetention(deps.db, retentionTargets(deps.config), {
-      batchSize: deps.config.retention.batchSize,
-      budgetMs: BUDGET_MS,
-      restRatio: REST_RATIO,
-    });
+    const result = await underRetentionLock(deps.db, () =>
+      enforceRetention(deps.db, retentionTargets(deps.config), {
+        batchSize: deps.config.retention.batchSize,
+        budgetMs: BUDGET_MS,
+        restRatio: REST_RATIO,
+      }),
+    );
+    if (!result) {
+      deps.log.info('retention: another run is under way; this one does nothing');
+      return;
+    }
     const total = Object.values(result.deleted).reduce((a, b) => a + b, 0);
     if (total > 0 || !result.complete) deps.log.info({ ...result }, 'retention: deleted rows past their retention');
   };
