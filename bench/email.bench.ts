@@ -16,13 +16,10 @@ import { insertBooking } from '../test/domain/email/booking-rows.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { MEMBERS, testSeed } from '../test/helpers/fixtures.ts';
 import { startSmtpReceiver } from '../test/helpers/smtp-receiver.ts';
+import { percentile } from './support.ts';
 
 const BOOKINGS_PER_PHASE = 500;
 const LANES = 8;
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function bookings(pool: Pool, n: number, dayOffset: number): Promise<string[]> {
   const ids: string[] = [];
@@ -93,8 +90,8 @@ try {
       phase,
       String(ids.length),
       (ids.length / (wall / 1000)).toFixed(0),
-      pct(ms, 50).toFixed(1),
-      pct(ms, 99).toFixed(1),
+      percentile(ms, 50).toFixed(1),
+      percentile(ms, 99).toFixed(1),
       (cpuMs / ids.length).toFixed(2),
       String(ids.length * 2),
       ((ids.length * 2) / (drainMs / 1000)).toFixed(0),

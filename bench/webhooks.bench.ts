@@ -8,7 +8,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
@@ -17,15 +16,13 @@ import { createTestDatabase } from '../test/helpers/db.ts';
 import { testSeed } from '../test/helpers/fixtures.ts';
 import { startHttpsReceiver } from '../test/helpers/https-receiver.ts';
 import { recordBookingEvent } from '../test/helpers/webhook-events.ts';
+import { percentile, ROOT, sleep } from './support.ts';
 
 const BACKLOG = 3000;
 const STREAM = 2000;
 const LATENCY_SAMPLES = 300;
 const LANES = 8;
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/booking-service.js');
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const BIN = path.join(ROOT, 'bin/booking-service.js');
 
 const db = await createTestDatabase();
 await loadSeed(db.pool, validateSeed(testSeed()));
@@ -144,7 +141,7 @@ const lat = [...committed].map(([id, at]) => arrived.get(id)! - at).sort((a, b) 
 rows.push([
   'commit → first attempt',
   `${LATENCY_SAMPLES} events`,
-  `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms`,
+  `p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms`,
   `max ${lat[lat.length - 1]!.toFixed(1)} ms`,
 ]);
 
