@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import pino from 'pino';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { transaction } from '../../src/db/pool.ts';
 import type { RetentionTarget } from '../../src/db/queries/retention.ts';
@@ -13,8 +14,10 @@ import { KEYS } from '../helpers/fixtures.ts';
 // Retention (docs/operations.md, Retention): old rows of the tables that only grow go, in bounded batches;
 // recent rows and rows something still needs stay.
 let t: TestApp;
+/** The worker's log lines, as an operator reads them. */
+const logged: { msg: string }[] = [];
 before(async () => {
-  t = await startApp({ worker: true });
+  t = await startApp({ worker: true, log: pino({ level: 'info' }, { write: (s: string) => void logged.push(JSON.parse(s)) }) });
 });
 after(async () => t?.close());
 
@@ -247,6 +250,8 @@ describe('the job', () => {
     await email('em_old', 'sent', 31);
     const jobsLeft = async () =>
       (await q(`select count(*)::int n from graphile_worker.jobs where task_identifier = 'enforce-retention'`)).rows[0].n === 0;
+    const saysSo = () => logged.filter((l) => l.msg === 'retention: another run is under way; this one does nothing').length;
+    const skipped = saysSo();
     // another run under way: its session holds the lock (and lets go even when an assertion fails)
     const other = await t.db.pool.connect();
     try {
@@ -254,6 +259,7 @@ describe('the job', () => {
       await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
       await until(jobsLeft, 'the run while the lock is held finished');
       assert.deepEqual(await ids('select id from email_outbox'), ['em_old']);
+      assert.equal(saysSo(), skipped + 1, 'the run says why it did nothing');
     } finally {
       await other.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]);
       other.release();
@@ -261,6 +267,7 @@ describe('the job', () => {
     await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
     await until(jobsLeft, 'the run after the lock was released finished');
     assert.deepEqual(await ids('select id from email_outbox'), []);
+    assert.equal(saysSo(), skipped + 1, 'the run that worked did not say it was skipped');
     // and the run let go of the lock: another session takes it at once
     const next = await t.db.pool.connect();
     try {
