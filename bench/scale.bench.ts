@@ -351,10 +351,7 @@ async function retentionUnderTraffic(body: () => string): Promise<void> {
     const runEnded = (async () => {
       for (;;) {
         const left = (
-          await db.pool.query(
-            `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-              where t.identifier = 'enforce-retention'`,
-          )
+          await db.pool.query(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'enforce-retention'`)
         ).rows[0].n as number;
         if (left === 0) return (performance.now() - started) / 1000;
         if (performance.now() - started > 300_000) throw new Error('enforce-retention still running after 5 minutes');
