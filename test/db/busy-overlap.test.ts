@@ -36,8 +36,9 @@ const DAY = 86_400_000;
  */
 async function startsIn(member: string, holdStart: string, from: string, to: string, mode = 'test'): Promise<string | null> {
   const read = async (a: number, b: number) =>
-    (await busyOfMembers(db.pool, [member], mode, new Date(a), new Date(b), null)).find((r) => r.kind === 'booking')?.booking_starts ??
-    null;
+    (await busyOfMembers(db.pool, [member], mode, new Date(a), new Date(b), null))
+      .find((r) => r.kind === 'booking')
+      ?.booking_starts.join(',') ?? null;
   const [a, b] = [Date.parse(from), Date.parse(to)];
   assert.ok(b - a <= NARROW_WINDOW_MS);
   const narrow = await read(a, b);

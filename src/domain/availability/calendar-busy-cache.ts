@@ -1,6 +1,5 @@
 import type { Db } from '../../db/pool.ts';
-import { calendarBusyOfMembers } from '../../db/queries/busy.ts';
-import { numbers } from './find-slots.ts';
+import { calendarBusyOfMembers, numbers } from '../../db/queries/busy.ts';
 import type { Interval } from './intervals.ts';
 
 /** How long a member's blocks are kept without a word from the listener (a missed NOTIFY's bound). */

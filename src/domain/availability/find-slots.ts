@@ -52,28 +52,6 @@ function eligible<H extends HostSchedule>(hosts: readonly H[], q: Pick<SlotQuery
   return hosts.filter((h) => ids.has(h.id));
 }
 
-/**
- * Comma-separated integers (busy.ts's epoch milliseconds) as numbers, read digit by digit: about
- * twice as fast as split and Number, and a request reads thousands.
- */
-export function numbers(csv: string | null): number[] {
-  if (!csv) return [];
-  const out: number[] = [];
-  let value = 0;
-  let negative = false;
-  for (let i = 0; i < csv.length; i++) {
-    const c = csv.charCodeAt(i);
-    if (c === 44) {
-      out.push(negative ? -value : value);
-      value = 0;
-      negative = false;
-    } else if (c === 45) negative = true;
-    else value = value * 10 + (c - 48);
-  }
-  out.push(negative ? -value : value);
-  return out;
-}
-
 /** How far before and after the slot starts' range busy time can matter, in ms. */
 export interface BusyReach {
   before: number;
@@ -143,10 +121,9 @@ async function loadHosts(
     }
     const entry = byMember.get(r.member_id);
     if (!entry) continue;
-    const starts = numbers(r.starts);
-    const ends = numbers(r.ends);
+    const { starts, ends } = r;
     for (let i = 0; i < starts.length; i++) entry.busy.push({ start: starts[i], end: ends[i] });
-    if (r.kind === 'booking') entry.bookingStarts.push(...numbers(r.booking_starts));
+    if (r.kind === 'booking') entry.bookingStarts.push(...r.booking_starts);
   }
   const inputs = hosts.map((h) => ({
     id: h.id,

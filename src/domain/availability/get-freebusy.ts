@@ -31,11 +31,8 @@ function instant(raw: string, field: string): number {
   return t;
 }
 
-function pairs(starts: string | null, ends: string | null): Interval[] {
-  if (!starts || !ends) return [];
-  const s = starts.split(',');
-  const e = ends.split(',');
-  return s.map((v, i) => ({ start: Number(v), end: Number(e[i]) }));
+function pairs(starts: readonly number[], ends: readonly number[]): Interval[] {
+  return starts.map((start, i) => ({ start, end: ends[i] }));
 }
 
 /**
