@@ -13,10 +13,10 @@ export interface BusyRow {
   member_id: string;
   kind: 'booking' | 'ooo' | 'calendar' | 'stats';
   /** booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats) */
-  starts: number[];
-  ends: number[];
+  starts: readonly number[];
+  ends: readonly number[];
   /** bookings only: the booking start times, for the daily cap (empty for the other kinds) */
-  booking_starts: number[];
+  booking_starts: readonly number[];
   /** stats only (statsAt given): round-robin's figures of the member (RoutingStats) */
   booked: number | null;
   last_booked_at: Date | null;
@@ -64,7 +64,7 @@ export function numbers(csv: string | null): number[] {
   return out;
 }
 
-const NONE: number[] = [];
+const NONE: readonly number[] = Object.freeze([]);
 
 function decoded(r: WireRow, base: number): BusyRow {
   if (r.kind === 'stats') return { ...r, starts: NONE, ends: NONE, booking_starts: NONE };
@@ -74,7 +74,7 @@ function decoded(r: WireRow, base: number): BusyRow {
     starts[i] += base;
     ends[i] += starts[i];
   }
-  const booking_starts = r.kind === 'booking' ? numbers(r.booking_starts) : NONE;
+  const booking_starts = r.kind === 'booking' ? numbers(r.booking_starts) : [];
   for (let i = 0; i < booking_starts.length; i++) booking_starts[i] += starts[i];
   return { member_id: r.member_id, kind: r.kind, starts, ends, booking_starts, booked: r.booked, last_booked_at: r.last_booked_at };
 }
