@@ -74,6 +74,22 @@ describe('GET /v1/freebusy/{userId}', () => {
     );
   });
 
+  it('a booking or out-of-office that began before start still makes the tiles it reaches busy, up to its end', async () => {
+    await insertOutOfOffice(t.db.pool, MEMBERS.amara, '2026-11-30T12:00:00Z', '2026-12-01T10:30:00Z');
+    await insertBooking(t.db.pool, {
+      mode: 'live',
+      eventTypeId: 'et_intro_call',
+      memberIds: [MEMBERS.amara],
+      start: '2026-12-01T13:30:00Z',
+      minutes: 30,
+      bufferAfter: 20,
+    });
+    const ooo = await fb(MEMBERS.amara, 'start=2026-12-01T10:00:00Z&end=2026-12-01T11:00:00Z');
+    assert.deepEqual(summary(ooo.body), ['10:00 busy out_of_office', '10:30 free']);
+    const booking = await fb(MEMBERS.amara, 'start=2026-12-01T14:00:00Z&end=2026-12-01T15:00:00Z');
+    assert.deepEqual(summary(booking.body), ['14:00 busy booking', '14:30 free']);
+  });
+
   it('caches for 60 seconds on the injected clock', async () => {
     const q = 'start=2026-11-26T09:00:00Z&end=2026-11-26T10:00:00Z';
     const first = await fb(MEMBERS.jonas, q);
