@@ -177,7 +177,8 @@ export async function busyOfMembers(
   const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
   const p = new Params();
   const ids = p.add(memberIds);
-  const base = p.add(from.getTime()); // WireRow's base
+  const baseMs = from.getTime(); // WireRow's base
+  const base = p.add(baseMs);
   const parts = [
     `select member_id, 'booking' as kind, ${AFTER('during_start_ms', base)} as starts, ${LENGTH('during_start_ms', 'during_end_ms')} as ends,
             ${LENGTH('during_start_ms', 'start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
@@ -205,7 +206,7 @@ export async function busyOfMembers(
          from unnest(${ids}::uuid[]) as m(id)`,
     );
   }
-  return (await rows<WireRow>(db, parts.join(' union all '), p.values)).map((r) => decoded(r, from.getTime()));
+  return (await rows<WireRow>(db, parts.join(' union all '), p.values)).map((r) => decoded(r, baseMs));
 }
 
 /** Every busy block the members' calendars hold (a sync keeps only its window), for CalendarBusyCache: absolute epoch milliseconds, comma-separated. */
