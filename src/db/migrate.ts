@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations as runQueueMigrations } from 'graphile-worker';
 import type { Pool, PoolClient } from 'pg';
+import { withSessionLock } from './session-lock.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SCHEMA_FILE = path.join(HERE, 'schema.sql');
@@ -101,10 +102,8 @@ async function inTransaction(client: PoolClient, what: string, work: () => Promi
  * 4. the job queue's own schema (graphile-worker's migrations).
  */
 export async function migrate(pool: Pool): Promise<MigrationResult> {
-  const client = await pool.connect();
   const applied: string[] = [];
-  try {
-    await client.query('select pg_advisory_lock($1)', [LOCK_ID]);
+  await withSessionLock(pool, LOCK_ID, async (client) => {
     await client.query(`create table if not exists schema_migrations (
       version text primary key, applied_at timestamptz not null default now())`);
     const done = new Set((await client.query('select version from schema_migrations')).rows.map((r) => r.version as string));
@@ -152,9 +151,6 @@ export async function migrate(pool: Pool): Promise<MigrationResult> {
       for (const { fn } of stale.rows) await client.query(`drop function ${fn}`);
     });
     await runQueueMigrations({ pgPool: pool, logger: quietLogger });
-  } finally {
-    await client.query('select pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
-    client.release();
-  }
+  });
   return { applied };
 }

@@ -1,4 +1,5 @@
 import type { Db, Pool } from '../pool.ts';
+import { trySessionLock } from '../session-lock.ts';
 
 /**
  * One table that only grows, and which of its rows may go: those whose `age` column is older
@@ -45,23 +46,8 @@ export const RETENTION_LOCK = 0x7265746e;
  * Runs `fn` while a connection of the pool holds RETENTION_LOCK, so that two retention runs
  * never work at once (the crontab spaces its runs, but a run enqueued by hand can meet one).
  * Answers undefined, running nothing, when another session holds the lock. The connection only
- * holds the lock; `fn` does its work on the pool. If the unlock fails the connection is closed,
- * which releases the lock too.
+ * holds the lock; `fn` does its work on the pool.
  */
-export async function underRetentionLock<T>(pool: Pool, fn: () => Promise<T>): Promise<T | undefined> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    const { rows } = await client.query<{ got: boolean }>('select pg_try_advisory_lock($1) as got', [RETENTION_LOCK]);
-    if (!rows[0]!.got) return undefined;
-    try {
-      return await fn();
-    } finally {
-      await client.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]).catch((err: Error) => {
-        broken = err;
-      });
-    }
-  } finally {
-    client.release(broken);
-  }
+export function underRetentionLock<T>(pool: Pool, fn: () => Promise<T>): Promise<T | undefined> {
+  return trySessionLock(pool, RETENTION_LOCK, fn);
 }
