@@ -259,15 +259,17 @@ describe('the job', () => {
       await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
       await until(jobsLeft, 'the run while the lock is held finished');
       assert.deepEqual(await ids('select id from email_outbox'), ['em_old']);
-      assert.equal(saysSo(), skipped + 1, 'the run says why it did nothing');
+      // at least once: the crontab's own run may meet the lock too
+      assert.ok(saysSo() > skipped, 'the run says why it did nothing');
     } finally {
       await other.query('select pg_advisory_unlock($1)', [RETENTION_LOCK]);
       other.release();
     }
+    const skippedWhileHeld = saysSo();
     await transaction(t.db.pool, (tx) => enqueue(tx, 'enforce-retention', {}));
     await until(jobsLeft, 'the run after the lock was released finished');
     assert.deepEqual(await ids('select id from email_outbox'), []);
-    assert.equal(saysSo(), skipped + 1, 'the run that worked did not say it was skipped');
+    assert.equal(saysSo(), skippedWhileHeld, 'the run that worked did not say it was skipped');
     // and the run let go of the lock: another session takes it at once
     const next = await t.db.pool.connect();
     try {
