@@ -245,6 +245,10 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
              count(*) filter (where bm.active or b.status <> 'CANCELLED'), max(bm.created_at)
         from booking_members bm join bookings b on b.id = bm.booking_id
        group by 1, 2, 3`);
+    await client.query(`delete from member_last_booked`);
+    await client.query(`
+      insert into member_last_booked (member_id, mode, last_booked_at)
+      select member_id, mode, max(last_booked_at) from member_booking_counts group by 1, 2`);
     await client.query('commit');
   } catch (err) {
     await client.query('rollback').catch(() => {});
@@ -269,7 +273,7 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
  */
 export async function settle(pool: Pool): Promise<void> {
   await markCalendarsTried(pool);
-  await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts');
+  await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts, member_last_booked');
   await pool.query('analyze');
   await pool.query('checkpoint');
 }

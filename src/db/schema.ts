@@ -227,6 +227,11 @@ export const COLUMNS = {
     booked: 'int4',
     last_booked_at: 'timestamptz',
   },
+  member_last_booked: {
+    member_id: 'uuid',
+    mode: 'text',
+    last_booked_at: 'timestamptz',
+  },
   booking_events: {
     id: 'text',
     organization_id: 'text',
@@ -357,6 +362,7 @@ export type BookingRow = Row<
 >;
 export type BookingMemberRow = Row<'booking_members', { mode: Mode }>;
 export type MemberBookingCountRow = Row<'member_booking_counts', { mode: Mode }>;
+export type MemberLastBookedRow = Row<'member_last_booked', { mode: Mode }>;
 export type BookingEventRow = Row<'booking_events', { mode: Mode; type: BookingEventType; payload: BookingEventPayload }>;
 export type WebhookRow = Row<'webhooks', { mode: Mode }>;
 export type WebhookMessageRow = Row<'webhook_messages', { status: DeliveryStatus }>;
@@ -391,6 +397,7 @@ export interface Database {
   bookings: BookingRow;
   booking_members: BookingMemberRow;
   member_booking_counts: MemberBookingCountRow;
+  member_last_booked: MemberLastBookedRow;
   booking_events: BookingEventRow;
   webhooks: WebhookRow;
   webhook_messages: WebhookMessageRow;

@@ -111,6 +111,9 @@ describe('a database built by the numbered history 001 … 071', () => {
     const versions = (await old.pool.query('select version from schema_migrations order by version')).rows.map((r) => r.version);
     assert.ok(versions.includes('baseline') && versions.includes('071_hold_contains_its_start'), versions.join(', '));
     assert.deepEqual(await snapshot(), before);
+    // 080 filled member_last_booked from the history's counts
+    const backfilled = await old.pool.query('select member_id, mode, last_booked_at from member_last_booked');
+    assert.deepEqual(backfilled.rows, [{ member_id: MEMBERS.jonas, mode: 'test', last_booked_at: before.counts[0].last_booked_at }]);
     const ms = (await old.pool.query('select during_start_ms, during_end_ms, start_ms from booking_members')).rows;
     assert.deepEqual(ms, [{ during_start_ms: 1812362400000, during_end_ms: 1812364200000, start_ms: 1812362400000 }]);
 
@@ -138,6 +141,10 @@ describe('a database built by the numbered history 001 … 071', () => {
     assert.deepEqual((await hold('2027-06-07T11:00Z')).rows[0].held, [MEMBERS.jonas]);
     const counted = await old.pool.query('select booked from member_booking_counts where member_id = $1', [MEMBERS.jonas]);
     assert.deepEqual(counted.rows, [{ booked: 2 }], 'the count trigger still counts holds');
+    // and the trigger keeps it
+    const last = await old.pool.query('select last_booked_at from member_last_booked where member_id = $1', [MEMBERS.jonas]);
+    const latest = await old.pool.query('select max(created_at) as at from booking_members where member_id = $1', [MEMBERS.jonas]);
+    assert.deepEqual(last.rows, [{ last_booked_at: latest.rows[0].at }]);
 
     assert.deepEqual((await migrate(old.pool)).applied, [], 'a second migrate changes nothing');
   });

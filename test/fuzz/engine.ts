@@ -469,6 +469,7 @@ const WRITTEN = [
   'booking_members',
   'booking_events',
   'member_booking_counts',
+  'member_last_booked',
   'event_types',
   'event_type_custom_fields',
   'webhooks',

@@ -110,6 +110,13 @@ describe('route-booking job (worker running)', () => {
          from booking_members bm join bookings b on b.id = bm.booking_id group by 1, 2, 3 order by 1, 2, 3`,
     );
     assert.deepEqual(kept.rows, recount.rows);
+    // and when each member was last given a hold, over all months, in one row per member and mode
+    const last = await t.db.pool.query(`select member_id, mode, last_booked_at from member_last_booked order by 1, 2`);
+    const latest = await t.db.pool.query(
+      `select member_id, mode, max(created_at) as last_booked_at from booking_members group by 1, 2 order by 1, 2`,
+    );
+    assert.deepEqual(last.rows, latest.rows);
+    assert.ok(last.rows.length >= 2);
     const march = kept.rows.filter((r) => r.period_start.toISOString() === '2027-03-01T00:00:00.000Z');
     assert.equal(
       march.reduce((n, r) => n + r.booked, 0),

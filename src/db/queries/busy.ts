@@ -83,8 +83,9 @@ function decoded(r: WireRow, base: number): BusyRow {
  * For round-robin: the member's bookings (held, or closed as completed / no-show) starting in
  * the period of a start (its UTC calendar month, as the triggers of
  * src/db/functions/member_booking_counts_*.sql file them in member_booking_counts, one row per
- * member and month), and when the member was last given a booking. busyOfMembers reads them
- * with the slot's busy time, in the same statement.
+ * member and month), and when the member was last given a booking (member_last_booked, one row
+ * per member and mode, kept by the same trigger). busyOfMembers reads them with the slot's busy
+ * time, in the same statement.
  */
 export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> & { last_booked_at: Date | null };
 
@@ -202,7 +203,7 @@ export async function busyOfMembers(
       `select m.id, 'stats', null, null, null,
               coalesce((select c.booked from member_booking_counts c
                          where c.member_id = m.id and c.mode = ${m} and c.period_start = date_trunc('month', ${p.add(statsAt)}::timestamptz, 'UTC')), 0),
-              (select max(c.last_booked_at) from member_booking_counts c where c.member_id = m.id and c.mode = ${m})
+              (select l.last_booked_at from member_last_booked l where l.member_id = m.id and l.mode = ${m})
          from unnest(${ids}::uuid[]) as m(id)`,
     );
   }
