@@ -83,6 +83,24 @@ describe('route-booking job (worker running)', () => {
     assert.deepEqual(assigned, [MEMBERS.amara, MEMBERS.jonas, MEMBERS.amara, MEMBERS.jonas]);
   });
 
+  it('ROUND_ROBIN ties go to the host booked least recently in any month, not to the host order', async () => {
+    // Jonas booked in August, then Amara in September: both have none in October or November
+    for (const [time, host] of [
+      ['2027-08-04T09:00:00Z', MEMBERS.jonas],
+      ['2027-09-01T09:00:00Z', MEMBERS.amara],
+    ]) {
+      const b = await created(t, introBody(time, { assign_to: host }));
+      assert.equal((await waitForStatusChange(t, b.id, 'DRAFT')).assigned_to_id, host);
+    }
+    const assigned: string[] = [];
+    for (const time of ['2027-10-06T09:00:00Z', '2027-11-03T09:00:00Z']) {
+      const b = await created(t, introBody(time));
+      assigned.push((await waitForStatusChange(t, b.id, 'DRAFT')).assigned_to_id);
+    }
+    // October: Jonas, whose last booking (August) is older; November: Amara, now the older one
+    assert.deepEqual(assigned, [MEMBERS.jonas, MEMBERS.amara]);
+  });
+
   it('the round-robin figures the database keeps equal a recount after creates, cancels, reschedules and closes', async () => {
     const ids: string[] = [];
     for (const time of ['2027-03-02T09:00:00Z', '2027-03-02T10:00:00Z', '2027-03-02T11:00:00Z', '2027-03-30T12:00:00Z']) {
