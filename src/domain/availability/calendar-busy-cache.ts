@@ -1,5 +1,5 @@
 import type { Db } from '../../db/pool.ts';
-import { calendarBusyOfMembers, numbers } from '../../db/queries/busy.ts';
+import { calendarBusyOfMembers } from '../../db/queries/busy.ts';
 import type { Interval } from './intervals.ts';
 
 /** How long a member's blocks are kept without a word from the listener (a missed NOTIFY's bound). */
@@ -55,8 +55,7 @@ export class CalendarBusyCache {
       const generation = this.generation;
       const rows = await calendarBusyOfMembers(db, missing);
       const loaded = new Map<string, Entry>(missing.map((id) => [id, { until: t + CALENDAR_BUSY_TTL_MS, starts: EMPTY, ends: EMPTY }]));
-      for (const r of rows)
-        loaded.set(r.member_id, { until: t + CALENDAR_BUSY_TTL_MS, ...sortedPairs(numbers(r.starts), numbers(r.ends)) });
+      for (const r of rows) loaded.set(r.member_id, { until: t + CALENDAR_BUSY_TTL_MS, ...sortedPairs(r.starts, r.ends) });
       const keep = generation === this.generation;
       if (keep && this.entries.size + loaded.size > MAX_MEMBERS) this.entries.clear();
       for (const [id, entry] of loaded) {
