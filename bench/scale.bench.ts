@@ -8,36 +8,46 @@
  * 1,000 event types, the bookings of two years with their holds, events, webhook messages and
  * deliveries and emails, and connected calendars with external busy blocks where the schema has
  * calendar sync. Each size adds bookings to the previous one, then VACUUM ANALYZEs the read
- * path's tables and ANALYZEs the rest (autovacuum is off on the machines we run on); a fresh
- * `serve` (FREEBUSY_CACHE=off, so availability and free/busy compute every answer; retention held
- * off, see KEEP_HISTORY) then measures:
+ * path's tables and ANALYZEs the rest (autovacuum is off on the machines we run on); every size
+ * but the largest is then copied to a database of its own (CREATE DATABASE … TEMPLATE).
+ * Once all are loaded, the sizes are visited in turn, small to large and back (10 k, 100 k, 1 M,
+ * 1 M, 100 k, 10 k for SCALE_VISITS=2), so that the machine's drift over the run (a fifth and
+ * more on the slower machines of the kind, between sizes measured minutes apart) weighs on every
+ * size alike. Each visit starts a fresh `serve` on the size's database (FREEBUSY_CACHE=off, so
+ * availability and free/busy compute every answer; retention held off, see KEEP_HISTORY), warms
+ * it with creates, and measures its share of:
  *   - POST /bookings on distinct slots (the bookings bench's org_bench: 20 hosts, round robin):
- *     p50/p99, creates/s, CPU, WAL bytes and buffers touched per booking, and the p99 of each
- *     tenth of the run (a few stalls, or a slower whole); then DRAFT → SCHEDULED p50/p99 of those
- *     creates;
- *   - once the job queue has drained, in interleaved rounds (the median round is reported):
- *     GET /v1/availability uncached (the availability bench's ROUND_ROBIN case: 20 hosts, 14
- *     days, 100 bookings per host in the window), GET /v1/freebusy uncached (7 days, 30 min),
- *     GET /v1/bookings page 1 and page 1,000 (limit 100; org_bench holds a tenth of all bookings,
- *     so page 1,000 exists from 1 M on; below that the deepest full page is measured and named);
+ *     p50/p99 over every visit's creates, creates/s, CPU, WAL bytes and buffers touched per
+ *     booking, and the p99 of each tenth of each visit's run (a few stalls, or a slower whole);
+ *     then DRAFT → SCHEDULED p50/p99 of those creates;
+ *   - once the job queue has drained, rounds of the GETs, interleaved route by route (the median
+ *     round over all visits is reported): GET /v1/availability uncached (the availability
+ *     bench's ROUND_ROBIN case: 20 hosts, 14 days, 100 bookings per host in the window), GET
+ *     /v1/freebusy uncached (7 days, 30 min), GET /v1/bookings page 1 and page 1,000 (limit 100;
+ *     org_bench holds a tenth of all bookings, so page 1,000 exists from 1 M on; below that the
+ *     deepest full page is measured and named);
  *   - the largest tables (pg_total_relation_size) and indexes.
  * Then, at the largest size, retention under live traffic: a fresh `serve` with the default
  * retention (30 days, so about 95 % of the generated outboxes are past it) measures the same
  * creates twice, first quietly, then while one enforce-retention run works off that backlog,
  * sampling the backends that wait on a lock; and reports the rows deleted and the run's length.
- * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size,
- * 2000), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS (3), SCALE_RETENTION=0 skips the
- * retention step, BENCH_KEEP_DB=1 keeps the database. Expect 6 to 18 minutes on 2 cores for the
+ * Environment: SCALE_SIZES (default 10000,100000,1000000), SCALE_CREATES (creates per size over
+ * all its visits, 2000), SCALE_VISITS (2), SCALE_SECONDS (length of a GET round, 4), SCALE_ROUNDS
+ * (GET rounds per size over all its visits, 4), SCALE_RETENTION=0 skips the retention step,
+ * BENCH_KEEP_DB=1 keeps the largest size's database (the copies are dropped). Expect 6 to 18 minutes on 2 cores for the
  * default sizes (the machines of the kind differ that much), most of it the 1 M load and the
  * retention step's 2-minute run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import type autocannon from 'autocannon';
+import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { encodeCursor } from '../src/domain/bookings/cursor.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
+import type { Pool } from '../src/db/pool.ts';
+import { createPool } from '../src/db/pool.ts';
 import { retentionTargets } from '../src/jobs/tasks/enforce-retention.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
@@ -53,12 +63,14 @@ import {
   insertWindowBookings,
   medianRound,
   nextMonday,
+  percentile,
   run,
   runTimed,
   sleep,
   startServe,
   stop,
   timeline,
+  type Response,
   waitDrained,
   waitRouted,
 } from './support.ts';
@@ -83,15 +95,20 @@ const RETAINED = retentionTargets(loadConfig({})).map((t) => t.table);
 const SIZES = (process.env.SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const CREATES = Number(process.env.SCALE_CREATES ?? 2000);
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 4);
-const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 4);
+const VISITS = Number(process.env.SCALE_VISITS ?? 2);
 const WARM_CREATES = 200;
 
 if (SIZES.some((s, i) => !Number.isInteger(s) || s < 1000 || (i > 0 && s <= SIZES[i - 1]))) {
   throw new Error(`SCALE_SIZES: increasing whole numbers of at least 1000, got "${process.env.SCALE_SIZES}"`);
 }
-// the creates take a 15-minute grid from tomorrow on, which the generated bookings leave free
-if (((CREATES + WARM_CREATES) * SIZES.length * 15) / 1440 > GAP_DAYS - 1)
-  throw new Error('SCALE_CREATES: too many creates for the free window');
+if (!Number.isInteger(VISITS) || VISITS < 1 || !Number.isInteger(ROUNDS) || ROUNDS < VISITS) {
+  throw new Error(`SCALE_VISITS and SCALE_ROUNDS: whole numbers, at least one round a visit`);
+}
+// each size's creates take a 15-minute grid of its own from tomorrow on, which the generated
+// bookings leave free; the largest size's database also takes the retention step's
+const SLOTS = CREATES + WARM_CREATES * VISITS + (process.env.SCALE_RETENTION === '0' ? 0 : 2 * CREATES + WARM_CREATES);
+if ((SLOTS * 15) / 1440 > GAP_DAYS - 1) throw new Error('SCALE_CREATES: too many creates for the free window');
 
 interface Measured {
   size: number;
@@ -99,8 +116,8 @@ interface Measured {
   loadSeconds: number;
   /** walKb: WAL written per create while the creates ran (routing's, running alongside, included) */
   create: { rate: number; p50: number; p99: number; failed: number; conflicts: number; service: number; pg: number; walKb: number };
-  /** The creates' run in tenths of its time: each tenth's creates and their p99 (a p99 from a few stalls, or from all) */
-  createTimeline: { n: number; p99: number }[];
+  /** Each visit's creates in tenths of their run: each tenth's creates and their p99 (a p99 from a few stalls, or from all) */
+  createTimelines: { n: number; p99: number }[][];
   /**
    * Buffers PostgreSQL touched per create (the database's backends, routing's included): `hit`
    * in shared_buffers, `read` from outside them (the OS page cache or the disk). Reads that grow
@@ -113,12 +130,44 @@ interface Measured {
   rss: { now: number; peak: number };
   deepPage: number;
   sizes: Awaited<ReturnType<typeof largest>>;
+  /** every size's largest tables, measured at each size (bytes, indexes and TOAST included) */
+  tableBytes: Record<string, number>;
+}
+
+/** A size's database and what its visits measured. */
+interface Target {
+  size: number;
+  bookings: number;
+  loadSeconds: number;
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+  /** the creates' bodies: a grid of slots of its own, from tomorrow on */
+  body: () => string;
+  visits: Visit[];
+}
+
+/** What one visit to a size measured; costs are totals, not per request. */
+interface Visit {
+  result: autocannon.Result;
+  seconds: number;
+  responses: Response[];
+  cpu: ReturnType<typeof cpuPer>;
+  walBytes: number;
+  buffers: { hit: number; read: number };
+  routingMs: number[];
+  rounds: Record<string, (autocannon.Result & ReturnType<typeof cpuPer>)[]>;
+  rss: { now: number; peak: number };
+  deepPage: number;
 }
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const kilo = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(2)} M` : n >= 1000 ? `${+(n / 1000).toFixed(1)} k` : String(n));
 
 const db = await createTestDatabase();
+const dbName = new URL(db.url).pathname.slice(1);
+/** The database of each size: copies of the bench database taken as it grew, and the bench database itself for the largest. */
+const targets: Target[] = [];
 const results: Measured[] = [];
 try {
   const t0 = performance.now();
@@ -132,7 +181,6 @@ try {
       (blocks === undefined ? 'no calendar sync in this schema, so no external busy blocks' : `${blocks} external busy blocks`) +
       ` (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
   );
-  const body = createBodies();
   let loaded = 0;
   for (const size of SIZES) {
     const loadStart = performance.now();
@@ -141,21 +189,77 @@ try {
     await settle(db.pool);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const bookings = Number((await db.pool.query('select count(*) as n from bookings')).rows[0].n);
+    const last = size === SIZES.at(-1);
+    const copyStart = performance.now();
+    const target = last ? { url: db.url, pool: db.pool, drop: async () => {} } : await copyOf(`${dbName}_${size}`);
+    targets.push({ size, bookings, loadSeconds, ...target, body: createBodies(), visits: [] });
     console.log(
-      `\n## ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s; ` +
-        `load average ${os
-          .loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ')}`,
+      `# ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s` +
+        (last ? '' : `, copied in ${((performance.now() - copyStart) / 1000).toFixed(1)} s`),
     );
-    results.push(await measure(size, bookings, loadSeconds, firstDay, body));
-    printSize(results.at(-1)!);
   }
+  // Visit the sizes in turn, small to large and back (10 k, 100 k, 1 M, 1 M, 100 k, 10 k for
+  // two visits), so that the machine's drift over the run falls on every size alike.
+  const order = Array.from({ length: VISITS }, (_, v) => (v % 2 === 0 ? targets : [...targets].reverse())).flat();
+  for (const [i, target] of order.entries()) {
+    const n = target.visits.length;
+    target.visits.push(await visit(target, firstDay, share(CREATES, n), share(ROUNDS, n)));
+    console.log(
+      `visit ${i + 1} of ${order.length}: ${kilo(target.size)}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+  }
+  const names = new Set<string>();
+  for (const t of targets) {
+    results.push(await summarize(t));
+    for (const name of results.at(-1)!.sizes.tables.map((x) => x.name)) names.add(name);
+  }
+  for (const [i, t] of targets.entries()) results[i].tableBytes = await tableBytes(t.pool, [...names]);
+  for (const m of results) printSize(m);
   printCurve(results, blocks);
-  if (process.env.SCALE_RETENTION !== '0') await retentionUnderTraffic(body);
+  if (process.env.SCALE_RETENTION !== '0') await retentionUnderTraffic(targets.at(-1)!.body);
 } finally {
+  for (const t of targets) await t.drop().catch(() => {});
   if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
   else await db.drop();
+}
+
+/**
+ * A copy of the bench database as it is now (CREATE DATABASE … TEMPLATE, file by file), to be
+ * measured after the larger sizes are loaded. A template may have no other session, so the
+ * bench's own idle connections to it are closed first (its pool opens new ones when next asked).
+ */
+async function copyOf(name: string): Promise<Pick<Target, 'url' | 'pool' | 'drop'>> {
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName]);
+    await admin.query(`create database "${name}" template "${dbName}" strategy file_copy`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = createPool(url.toString(), 10);
+  return {
+    url: url.toString(),
+    pool,
+    async drop() {
+      await pool.end().catch(() => {});
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+/** Visit n's share of a total spread over VISITS visits (the shares differ by at most one). */
+function share(total: number, n: number): number {
+  return Math.floor((total * (n + 1)) / VISITS) - Math.floor((total * n) / VISITS);
 }
 
 /** The creates answered 409: slots that every host's calendar holds (generateCalendars), refused by design. */
@@ -177,43 +281,48 @@ function createsOn(base: string, body: () => string) {
     });
 }
 
-async function measure(size: number, bookings: number, loadSeconds: number, firstDay: Date, body: () => string): Promise<Measured> {
-  const { service, base } = await startServe(db.url, { FREEBUSY_CACHE: 'off', ...KEEP_HISTORY });
+/**
+ * One visit to a size: a fresh `serve` on its database, warmed with creates; then `creates`
+ * creates at 16 connections, their routing, and (once the job queue has drained) `rounds` rounds
+ * of the GETs, interleaved route by route.
+ */
+async function visit(target: Target, firstDay: Date, creates: number, rounds: number): Promise<Visit> {
+  const { pool } = target;
+  await markCalendarsTried(pool); // minutes may have passed since its load: its calendars' syncs must not fall due now
+  const { service, base } = await startServe(target.url, { FREEBUSY_CACHE: 'off', ...KEEP_HISTORY });
   try {
-    const creates = createsOn(base, body);
-    await creates(WARM_CREATES, 8);
-    await waitRouted(db.pool, 'org_bench');
-    const since = (await db.pool.query('select now() as t')).rows[0].t as Date;
-    const meter = cpuMeter(db.pool, service);
+    const create = createsOn(base, target.body);
+    await create(WARM_CREATES, 8);
+    await waitRouted(pool, 'org_bench');
+    const since = (await pool.query('select now() as t')).rows[0].t as Date;
+    const meter = cpuMeter(pool, service);
     const before = await meter.read();
-    const walFrom = (await db.pool.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn as string;
-    const buffersFrom = await buffersOf();
-    const { result: created, seconds, responses } = await creates(CREATES, 16);
+    const walFrom = (await pool.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn as string;
+    const buffersFrom = await buffersOf(pool);
+    const { result, seconds, responses } = await create(creates, 16);
     const after = await meter.read();
-    const walBytes = Number((await db.pool.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as n', [walFrom])).rows[0].n);
+    const walBytes = Number((await pool.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as n', [walFrom])).rows[0].n);
     meter.stop();
-    const buffersTo = await buffersOf();
-    const cpu = cpuPer(before, after, created['2xx'] || 1);
-    await waitRouted(db.pool, 'org_bench');
-    const routing = (
-      await db.pool.query(
-        `select percentile_cont(array[0.5, 0.99]) within group (order by extract(epoch from updated_at - created_at) * 1000) as p
-         from bookings where organization_id = 'org_bench' and created_at >= $1 and id not like 'bkg\\_s%'`,
+    const buffersTo = await buffersOf(pool);
+    await waitRouted(pool, 'org_bench');
+    const routingMs = (
+      await pool.query(
+        `select extract(epoch from updated_at - created_at) * 1000 as ms
+           from bookings where organization_id = 'org_bench' and created_at >= $1 and id not like 'bkg\\_s%'`,
         [since],
       )
-    ).rows[0].p as number[];
-    await waitDrained(db.pool);
+    ).rows.map((r) => Number(r.ms));
+    await waitDrained(pool);
 
-    // the GETs, interleaved round by round; each reports its median round (by req/s)
     const start = firstDay.toISOString().slice(0, 10);
     const end = new Date(firstDay.getTime() + 13 * DAY_MS).toISOString().slice(0, 10);
     const secret = { authorization: `Bearer ${KEYS.secret}` };
     const listed = Number(
-      (await db.pool.query(`select count(*) as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n,
+      (await pool.query(`select count(*) as n from bookings where organization_id = 'org_bench' and mode = 'test'`)).rows[0].n,
     );
     const deepPage = Math.min(1000, Math.floor(listed / 100));
     const at = (
-      await db.pool.query(
+      await pool.query(
         `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as c from bookings
         where organization_id = 'org_bench' and mode = 'test' order by created_at desc, id desc offset $1 limit 1`,
         [(deepPage - 1) * 100 - 1],
@@ -221,60 +330,92 @@ async function measure(size: number, bookings: number, loadSeconds: number, firs
     ).rows[0];
     const cursor = encodeURIComponent(encodeCursor({ createdAt: at.c, id: at.id }));
     const fb = `start=${firstDay.toISOString()}&end=${new Date(firstDay.getTime() + 7 * DAY_MS).toISOString()}&time_slot=30`;
-    const targets: [string, string, Record<string, string>, number][] = [
+    const gets: [string, string, Record<string, string>, number][] = [
       ['availability', `${base}/v1/availability?event_type_id=et_bench_rr&start_date=${start}&end_date=${end}`, secret, 16],
       ['freebusy', `${base}/v1/freebusy/${availabilityHostId(0)}?${fb}`, {}, 16],
       ['page 1', `${base}/v1/bookings?limit=100`, { authorization: `Bearer ${BOOKINGS_KEY}` }, 8],
       ['deep page', `${base}/v1/bookings?limit=100&cursor=${cursor}`, { authorization: `Bearer ${BOOKINGS_KEY}` }, 8],
     ];
-    for (const [, url, h, connections] of targets) await run({ url, headers: h, connections, duration: 1 });
-    const rounds: Record<string, autocannon.Result[]> = {};
-    const cpuOfGets: Record<string, { service: number; pg: number }> = {};
-    const getMeter = cpuMeter(db.pool, service);
-    for (let i = 0; i < ROUNDS; i++) {
-      for (const [name, url, h, connections] of targets) {
+    for (const [, url, h, connections] of gets) await run({ url, headers: h, connections, duration: 1 });
+    const measured: Visit['rounds'] = {};
+    const getMeter = cpuMeter(pool, service);
+    for (let i = 0; i < rounds; i++) {
+      for (const [name, url, h, connections] of gets) {
         const from = await getMeter.read();
         const r = await run({ url, headers: h, connections, duration: SECONDS });
-        const c = cpuPer(from, await getMeter.read(), r.requests.total || 1);
-        (rounds[name] ??= []).push(r);
-        cpuOfGets[name] = { service: (cpuOfGets[name]?.service ?? 0) + c.service / ROUNDS, pg: (cpuOfGets[name]?.pg ?? 0) + c.pg / ROUNDS };
+        const bad = r.non2xx + r.errors;
+        if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
+        (measured[name] ??= []).push({ ...r, ...cpuPer(from, await getMeter.read(), r.requests.total || 1) });
       }
     }
     getMeter.stop();
-    const gets: Measured['gets'] = {};
-    for (const [name, rs] of Object.entries(rounds)) {
-      gets[name] = { ...medianRound(rs), rounds: rs.map((r) => Math.round(r.requests.average)), ...cpuOfGets[name] };
-      const bad = rs.reduce((n, r) => n + r.non2xx + r.errors, 0);
-      if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
-    }
     return {
-      size,
-      bookings,
-      loadSeconds,
-      deepPage,
-      create: {
-        rate: created['2xx'] / seconds,
-        p50: created.latency.p50,
-        p99: created.latency.p99,
-        failed: created.non2xx + created.errors,
-        conflicts: conflictsOf(created),
-        service: cpu.service,
-        pg: cpu.pg,
-        walKb: walBytes / 1024 / (created['2xx'] || 1),
-      },
-      createTimeline: timeline(responses, 10),
-      buffers: {
-        hit: (buffersTo.hit - buffersFrom.hit) / (created['2xx'] || 1),
-        read: (buffersTo.read - buffersFrom.read) / (created['2xx'] || 1),
-      },
-      routing: { p50: routing[0], p99: routing[1] },
-      gets,
+      result,
+      seconds,
+      responses,
+      cpu: cpuPer(before, after, 1),
+      walBytes,
+      buffers: { hit: buffersTo.hit - buffersFrom.hit, read: buffersTo.read - buffersFrom.read },
+      routingMs,
+      rounds: measured,
       rss: memoryOf(service.pid),
-      sizes: await largest(db.pool),
+      deepPage,
     };
   } finally {
     await stop(service);
   }
+}
+
+/** A size's figures from all its visits: the creates' responses and costs pooled, each GET's median round. */
+async function summarize(t: Target): Promise<Measured> {
+  const vs = t.visits;
+  const sum = (f: (v: Visit) => number) => vs.reduce((n, v) => n + f(v), 0);
+  const created = sum((v) => v.result['2xx']) || 1;
+  const times = vs.flatMap((v) => v.responses.map((r) => r.ms)).sort((a, b) => a - b);
+  const routing = vs.flatMap((v) => v.routingMs).sort((a, b) => a - b);
+  const gets: Measured['gets'] = {};
+  for (const name of Object.keys(vs[0].rounds)) {
+    const rs = vs.flatMap((v) => v.rounds[name]);
+    const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((n, r) => n + f(r), 0) / rs.length;
+    gets[name] = {
+      ...medianRound(rs),
+      rounds: rs.map((r) => Math.round(r.requests.average)),
+      service: mean((r) => r.service),
+      pg: mean((r) => r.pg),
+    };
+  }
+  return {
+    size: t.size,
+    bookings: t.bookings,
+    loadSeconds: t.loadSeconds,
+    deepPage: vs.at(-1)!.deepPage,
+    create: {
+      rate: created / sum((v) => v.seconds),
+      p50: Math.round(percentile(times, 50)),
+      p99: Math.round(percentile(times, 99)),
+      failed: sum((v) => v.result.non2xx + v.result.errors),
+      conflicts: sum((v) => conflictsOf(v.result)),
+      service: sum((v) => v.cpu.service) / created,
+      pg: sum((v) => v.cpu.pg) / created,
+      walKb: sum((v) => v.walBytes) / 1024 / created,
+    },
+    createTimelines: vs.map((v) => timeline(v.responses, 10)),
+    buffers: { hit: sum((v) => v.buffers.hit) / created, read: sum((v) => v.buffers.read) / created },
+    routing: { p50: Math.round(percentile(routing, 50)), p99: Math.round(percentile(routing, 99)) },
+    gets,
+    rss: { now: vs.at(-1)!.rss.now, peak: Math.max(...vs.map((v) => v.rss.peak)) },
+    sizes: await largest(t.pool),
+    tableBytes: {},
+  };
+}
+
+/** The total size (indexes and TOAST included) of the named tables, in bytes; a table not there counts 0. */
+async function tableBytes(pool: Pool, names: string[]): Promise<Record<string, number>> {
+  const r = await pool.query(
+    `select n.name, coalesce(pg_total_relation_size(to_regclass('public.' || quote_ident(n.name))), 0) as bytes from unnest($1::text[]) as n(name)`,
+    [names],
+  );
+  return Object.fromEntries(r.rows.map((x) => [x.name as string, Number(x.bytes)]));
 }
 
 /** Rows deleted so far from the retained tables (their statistics counters; the pause lets the last second's arrive). */
@@ -388,9 +529,9 @@ async function retentionUnderTraffic(body: () => string): Promise<void> {
  * second, and when idle: the pause lets the last second's reach pg_stat_database. The creates'
  * window so includes a little of routing's tail, which runs alongside them anyway.
  */
-async function buffersOf(): Promise<{ hit: number; read: number }> {
+async function buffersOf(pool: Pool): Promise<{ hit: number; read: number }> {
   await sleep(1500);
-  const r = (await db.pool.query('select blks_hit, blks_read from pg_stat_database where datname = current_database()')).rows[0];
+  const r = (await pool.query('select blks_hit, blks_read from pg_stat_database where datname = current_database()')).rows[0];
   return { hit: Number(r.blks_hit), read: Number(r.blks_read) };
 }
 
@@ -406,6 +547,7 @@ function memoryOf(pid: number | undefined): { now: number; peak: number } {
 }
 
 function printSize(m: Measured): void {
+  console.log(`\n## ${kilo(m.size)} generated bookings (${m.bookings} in all at load; ${VISITS} visit${VISITS === 1 ? '' : 's'})`);
   const g = (name: string, label: string) => {
     const r = m.gets[name];
     return {
@@ -423,7 +565,7 @@ function printSize(m: Measured): void {
       'p50 ms': m.create.p50,
       'p99 ms': m.create.p99,
       note:
-        `${CREATES} creates, 16 connections, ${m.create.failed} not 201 (${m.create.conflicts} of them 409: slots every host's calendar holds); CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
+        `${CREATES} creates in ${VISITS} visit${VISITS === 1 ? '' : 's'}, 16 connections, ${m.create.failed} not 201 (${m.create.conflicts} of them 409: slots every host's calendar holds); CPU per booking: service ${m.create.service.toFixed(2)} ms, ` +
         `PostgreSQL ${m.create.pg.toFixed(2)} ms; WAL per booking ${m.create.walKb.toFixed(1)} KB; ` +
         `buffers per booking: ${m.buffers.hit.toFixed(0)} hit, ${m.buffers.read.toFixed(1)} read`,
     },
@@ -439,9 +581,11 @@ function printSize(m: Measured): void {
     g('page 1', 'GET /v1/bookings page 1 (limit 100)'),
     g('deep page', `GET /v1/bookings page ${m.deepPage.toLocaleString('en')}`),
   ]);
-  console.log(
-    `creates by tenth of their run: p99 ${m.createTimeline.map((t) => (t.n ? Math.round(t.p99) : '-')).join(' / ')} ms (${m.createTimeline.map((t) => t.n).join(' / ')} creates)`,
-  );
+  for (const [i, tl] of m.createTimelines.entries()) {
+    console.log(
+      `visit ${i + 1}'s creates by tenth of their run: p99 ${tl.map((t) => (t.n ? Math.round(t.p99) : '-')).join(' / ')} ms (${tl.map((t) => t.n).join(' / ')} creates)`,
+    );
+  }
   console.log(`serve: RSS ${m.rss.now.toFixed(0)} MB at the end, peak ${m.rss.peak.toFixed(0)} MB`);
   console.log(`largest tables: ${m.sizes.tables.map((t) => `${t.name} ${mb(t.bytes)} (${kilo(t.rows)} rows)`).join(', ')}`);
   console.log(`largest indexes: ${m.sizes.indexes.map((t) => `${t.name} ${mb(t.bytes)}`).join(', ')}`);
@@ -487,10 +631,10 @@ function printCurve(all: Measured[], blocks: number | undefined): void {
     row.target = kind === 'latency' ? (ratio >= 0.8 && ratio <= 1.2 ? 'within ±20 %' : 'OUTSIDE ±20 %') : '';
     return row;
   });
-  const names = [...new Set(all.flatMap((m) => m.sizes.tables.map((t) => t.name)))];
+  const names = Object.keys(last.tableBytes).sort((a, b) => last.tableBytes[b] - last.tableBytes[a]);
   for (const name of names.slice(0, 8)) {
     const row: Record<string, string> = { metric: `table ${name} (with indexes, TOAST)` };
-    for (const m of all) row[kilo(m.size)] = mb(m.sizes.tables.find((t) => t.name === name)?.bytes ?? 0);
+    for (const m of all) row[kilo(m.size)] = mb(m.tableBytes[name] ?? 0);
     table.push(row);
   }
   console.log(
