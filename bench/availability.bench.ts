@@ -38,7 +38,6 @@ import { MemoryRateLimitStore } from '../src/http/rate-limit-store.ts';
 import { CalendarBusyCache } from '../src/domain/availability/calendar-busy-cache.ts';
 import { announceBusyChange, listenForBusyChanges } from '../src/db/busy-changes.ts';
 import { buildServer } from '../src/http/server.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS, testSeed } from '../test/helpers/fixtures.ts';
 import type { CpuReading } from './support.ts';
 import {
@@ -53,6 +52,8 @@ import {
   medianRound,
   nextMonday,
   sleep,
+  benchDatabase,
+  stopWithBench,
 } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -273,7 +274,7 @@ function row(name: string, r: autocannon.Result, base?: autocannon.Result) {
 
 async function main() {
   if (!ONLY) benchEngine();
-  const db = await createTestDatabase();
+  const db = await benchDatabase();
   const firstDay = nextMonday();
   const bookings = await seedDatabase(db.pool, firstDay);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -281,6 +282,7 @@ async function main() {
     env: { ...process.env, BENCH_ROLE: 'server', BENCH_DB_URL: db.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  stopWithBench(child);
   try {
     const ports: number[] = await new Promise((resolve, reject) => {
       child.stdout!.once('data', (b: Buffer) => resolve(JSON.parse(b.toString())));

@@ -17,7 +17,6 @@ import type autocannon from 'autocannon';
 import { encodeCursor } from '../src/domain/bookings/cursor.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { testSeed } from '../test/helpers/fixtures.ts';
 import {
   BOOKINGS_KEY as KEY,
@@ -34,6 +33,8 @@ import {
   waitDrained,
   waitRouted,
   waitUp,
+  benchDatabase,
+  stopWithBench,
 } from './support.ts';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 4000);
@@ -41,7 +42,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CREATE_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const LIST_ROWS = 100_000;
 
-const db = await createTestDatabase();
+const db = await benchDatabase();
 // BENCH_STATS: PostgreSQL counts calls and time per function (plpgsql too) in the service's sessions, all opened after this
 if (process.env.BENCH_STATS) await db.pool.query(`alter database "${new URL(db.url).pathname.slice(1)}" set track_functions = 'all'`);
 await loadSeed(db.pool, validateSeed(addBookingsOrganization(testSeed())));
@@ -144,6 +145,7 @@ try {
       await app.listen({ port: ${barePort}, host: '127.0.0.1' });`;
     const bare = spawn(process.execPath, ['--input-type=module', '-e', bareCode], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(bare);
+    stopWithBench(bare);
     await waitUp(`http://127.0.0.1:${barePort}/bare/${ids[0]}`, bare);
     const pick = () => ids[Math.floor(Math.random() * ids.length)];
     const getOpts = (url: (id: string) => string): autocannon.Options => ({

@@ -16,8 +16,8 @@ import { syncCalendar } from '../src/domain/calendars/sync.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { calendarSeed, vevent } from '../test/helpers/calendar-fixtures.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { skipWithoutRadicale, startRadicale } from '../test/helpers/radicale.ts';
+import { benchDatabase } from './support.ts';
 
 const CALENDARS = Number(process.env.BENCH_CALENDARS ?? 200);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
@@ -58,7 +58,7 @@ async function pooled<T>(items: readonly T[], n: number, fn: (item: T) => Promis
 const preload: Record<string, { events: Record<string, string> }> = {};
 for (let c = 0; c < CALENDARS; c++) preload[`cal${c}`] = { events: calendar(c) };
 const radicale = await startRadicale({ users: { amara: 'pw' }, preload: { amara: preload } });
-const db = await createTestDatabase();
+const db = await benchDatabase();
 try {
   const ids = Array.from({ length: CALENDARS }, (_, c) => `cal_bench_${c}`);
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', CALENDAR_REQUEST_TIMEOUT_MS: '120000' });

@@ -13,10 +13,9 @@ import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 import { insertBooking } from '../test/domain/email/booking-rows.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { MEMBERS, testSeed } from '../test/helpers/fixtures.ts';
 import { startSmtpReceiver } from '../test/helpers/smtp-receiver.ts';
-import { percentile } from './support.ts';
+import { percentile, benchDatabase } from './support.ts';
 
 const BOOKINGS_PER_PHASE = 500;
 const LANES = 8;
@@ -72,7 +71,7 @@ async function drain(pool: Pool, expected: number, env: Record<string, string>):
   return wall;
 }
 
-const db = await createTestDatabase();
+const db = await benchDatabase();
 await loadSeed(db.pool, validateSeed(testSeed()));
 const smtp = await startSmtpReceiver();
 const rows: string[][] = [];

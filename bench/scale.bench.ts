@@ -49,7 +49,6 @@ import { validateSeed } from '../src/domain/seed/validate.ts';
 import type { Pool } from '../src/db/pool.ts';
 import { createPool } from '../src/db/pool.ts';
 import { retentionTargets } from '../src/jobs/tasks/enforce-retention.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
 import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, markCalendarsTried, settle } from './scale-data.ts';
 import {
@@ -73,6 +72,8 @@ import {
   type Response,
   waitDrained,
   waitRouted,
+  benchDatabase,
+  dropWithBench,
 } from './support.ts';
 
 /**
@@ -164,7 +165,7 @@ interface Visit {
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const kilo = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(2)} M` : n >= 1000 ? `${+(n / 1000).toFixed(1)} k` : String(n));
 
-const db = await createTestDatabase();
+const db = await benchDatabase();
 const dbName = new URL(db.url).pathname.slice(1);
 /** The database of each size: copies of the bench database taken as it grew, and the bench database itself for the largest. */
 const targets: Target[] = [];
@@ -244,17 +245,15 @@ async function copyOf(name: string): Promise<Pick<Target, 'url' | 'pool' | 'drop
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pool = createPool(url.toString(), 10);
-  return {
-    url: url.toString(),
-    pool,
-    async drop() {
-      await pool.end().catch(() => {});
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`).catch(() => {});
-      await c.end();
-    },
+  const drop = async () => {
+    await pool.end().catch(() => {});
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists "${name}" with (force)`).catch(() => {});
+    await c.end();
   };
+  dropWithBench(drop);
+  return { url: url.toString(), pool, drop };
 }
 
 /** Visit n's share of a total spread over VISITS visits (the shares differ by at most one). */

@@ -20,9 +20,8 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
-import { cpuMs, percentile, sleep, startServe, stop } from './support.ts';
+import { cpuMs, percentile, sleep, startServe, stop, benchDatabase } from './support.ts';
 
 const SECONDS = Math.max(60, Number(process.env.SOAK_SECONDS ?? 600));
 const RATE = Math.min(500, Math.max(1, Number(process.env.SOAK_RATE ?? 40)));
@@ -147,7 +146,7 @@ const newMinute = (cpu: number): Minute => ({
   cpuAtStart: cpu,
 });
 
-const db = await createTestDatabase();
+const db = await benchDatabase();
 await loadSeed(db.pool, validateSeed(soakSeed()));
 const rx = await startReceiver();
 let service: ChildProcess | undefined;

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Pool } from '../src/db/pool.ts';
+import type { TestDatabase } from '../test/helpers/db.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
 import type { SeedJson } from '../test/helpers/fixtures.ts';
 import { loadHostId, loadOrganization, testSeed } from '../test/helpers/fixtures.ts';
 
@@ -22,6 +24,56 @@ export async function freePort(): Promise<number> {
   const port = (srv.address() as net.AddressInfo).port;
   await new Promise((r) => srv.close(r));
   return port;
+}
+
+// ---------- what a stopped bench leaves behind ----------
+
+/** Child processes still running, and databases to drop, should the bench be stopped midway. */
+const leftovers = { children: new Set<ChildProcess>(), drops: [] as (() => Promise<void>)[] };
+let watching = false;
+
+/**
+ * On Ctrl-C or a kill, a bench's own `finally` never runs: its service processes would go on
+ * and its databases stay (the scale bench's are gigabytes). This stops the children, drops the
+ * databases, then exits as the signal would have.
+ */
+function watchStopSignals(): void {
+  if (watching) return;
+  watching = true;
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      void (async () => {
+        const exits = [...leftovers.children].map((c) => new Promise((r) => c.once('exit', r)));
+        for (const c of leftovers.children) c.kill('SIGTERM');
+        await Promise.race([Promise.all(exits), sleep(5000)]);
+        for (const drop of leftovers.drops.reverse()) await drop().catch(() => {});
+        process.exit(code);
+      })();
+    });
+  }
+}
+
+/** `child` is stopped if the bench is (see watchStopSignals). */
+export function stopWithBench(child: ChildProcess): void {
+  watchStopSignals();
+  leftovers.children.add(child);
+  child.once('exit', () => leftovers.children.delete(child));
+}
+
+/** `drop` runs if the bench is stopped (see watchStopSignals). */
+export function dropWithBench(drop: () => Promise<void>): void {
+  watchStopSignals();
+  leftovers.drops.push(drop);
+}
+
+/** A fresh, migrated database for a bench, dropped should the bench be stopped midway (unless BENCH_KEEP_DB). */
+export async function benchDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  if (!process.env.BENCH_KEEP_DB) dropWithBench(() => db.drop());
+  return db;
 }
 
 export async function waitUp(url: string, child: ChildProcess): Promise<void> {
@@ -64,6 +116,7 @@ export async function startServe(
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  stopWithBench(service);
   const base = `http://127.0.0.1:${port}`;
   await waitUp(`${base}/readyz`, service);
   return { service, base };

@@ -12,11 +12,10 @@ import { loadConfig } from '../src/config.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import { createWebhook } from '../src/domain/webhooks/manage.ts';
-import { createTestDatabase } from '../test/helpers/db.ts';
 import { testSeed } from '../test/helpers/fixtures.ts';
 import { startHttpsReceiver } from '../test/helpers/https-receiver.ts';
 import { recordBookingEvent } from '../test/helpers/webhook-events.ts';
-import { percentile, ROOT, sleep } from './support.ts';
+import { percentile, ROOT, sleep, benchDatabase, stopWithBench } from './support.ts';
 
 const BACKLOG = 3000;
 const STREAM = 2000;
@@ -24,7 +23,7 @@ const LATENCY_SAMPLES = 300;
 const LANES = 8;
 const BIN = path.join(ROOT, 'bin/booking-service.js');
 
-const db = await createTestDatabase();
+const db = await benchDatabase();
 await loadSeed(db.pool, validateSeed(testSeed()));
 const rx = await startHttpsReceiver();
 const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'silent' });
@@ -81,6 +80,7 @@ function startWorkerProcess(): { child: ChildProcess; ready: Promise<number> } {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  stopWithBench(child);
   const ready = new Promise<number>((resolve) => {
     let seen = '';
     child.stdout!.on('data', (chunk: Buffer) => {
