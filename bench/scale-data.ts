@@ -240,15 +240,15 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
     // the round-robin counts, as the hold trigger (off above) would have kept them
     await client.query(`delete from member_booking_counts`);
     await client.query(`
-      insert into member_booking_counts (member_id, mode, period_start, booked, last_booked_at)
+      insert into member_booking_counts (member_id, mode, period_start, booked)
       select bm.member_id, bm.mode, date_trunc('month', bm.start_time, 'UTC'),
-             count(*) filter (where bm.active or b.status <> 'CANCELLED'), max(bm.created_at)
+             count(*) filter (where bm.active or b.status <> 'CANCELLED')
         from booking_members bm join bookings b on b.id = bm.booking_id
        group by 1, 2, 3`);
     await client.query(`delete from member_last_booked`);
     await client.query(`
       insert into member_last_booked (member_id, mode, last_booked_at)
-      select member_id, mode, max(last_booked_at) from member_booking_counts group by 1, 2`);
+      select member_id, mode, max(created_at) from booking_members group by 1, 2`);
     await client.query('commit');
   } catch (err) {
     await client.query('rollback').catch(() => {});

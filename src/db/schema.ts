@@ -225,7 +225,6 @@ export const COLUMNS = {
     mode: 'text',
     period_start: 'timestamptz',
     booked: 'int4',
-    last_booked_at: 'timestamptz',
   },
   member_last_booked: {
     member_id: 'uuid',

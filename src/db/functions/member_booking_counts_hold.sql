@@ -2,8 +2,8 @@
 -- Caller: no TypeScript calls it; every hold insert fires it (insert_hold_within_cap). Its
 -- figures are read by round-robin routing (src/db/queries/busy.ts).
 -- Rule: member_booking_counts.booked is the number of the member's holds starting in the UTC
--- month whose booking is not cancelled, and last_booked_at the latest hold's created_at;
--- member_last_booked.last_booked_at the latest over all months (migration 080). Every
+-- month whose booking is not cancelled, and member_last_booked.last_booked_at the latest hold's
+-- created_at over all months (migration 080). Every
 -- booking path inserts its holds active; a hold written inactive (an import of history) counts
 -- unless its booking is cancelled.
 --
@@ -19,10 +19,9 @@ begin
       counted := 0;
     end if;
   end if;
-  insert into member_booking_counts as c (member_id, mode, period_start, booked, last_booked_at)
-  values (new.member_id, new.mode, date_trunc('month', new.start_time, 'UTC'), counted, new.created_at)
-  on conflict (member_id, mode, period_start) do update
-    set booked = c.booked + excluded.booked, last_booked_at = greatest(c.last_booked_at, excluded.last_booked_at);
+  insert into member_booking_counts as c (member_id, mode, period_start, booked)
+  values (new.member_id, new.mode, date_trunc('month', new.start_time, 'UTC'), counted)
+  on conflict (member_id, mode, period_start) do update set booked = c.booked + excluded.booked;
   insert into member_last_booked as l (member_id, mode, last_booked_at)
   values (new.member_id, new.mode, new.created_at)
   on conflict (member_id, mode) do update
