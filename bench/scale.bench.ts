@@ -41,14 +41,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type autocannon from 'autocannon';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { encodeCursor } from '../src/domain/bookings/cursor.ts';
 import { loadSeed } from '../src/domain/seed/load.ts';
 import { validateSeed } from '../src/domain/seed/validate.ts';
 import type { Pool } from '../src/db/pool.ts';
-import { createPool } from '../src/db/pool.ts';
 import { retentionTargets } from '../src/jobs/tasks/enforce-retention.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
 import { KEYS } from '../test/helpers/fixtures.ts';
 import { GAP_DAYS, generateBookings, generateCalendars, generateTenants, largest, markCalendarsTried, settle } from './scale-data.ts';
 import {
@@ -192,7 +191,7 @@ try {
     const bookings = Number((await db.pool.query('select count(*) as n from bookings')).rows[0].n);
     const last = size === SIZES.at(-1);
     const copyStart = performance.now();
-    const target = last ? { url: db.url, pool: db.pool, drop: async () => {} } : await copyOf(`${dbName}_${size}`);
+    const target = last ? { url: db.url, pool: db.pool, drop: async () => {} } : await copyOf();
     targets.push({ size, bookings, loadSeconds, ...target, body: createBodies(), visits: [] });
     console.log(
       `# ${kilo(size)} generated bookings (${bookings} in all): loaded and analyzed in ${loadSeconds.toFixed(1)} s` +
@@ -227,33 +226,11 @@ try {
   else await db.drop();
 }
 
-/**
- * A copy of the bench database as it is now (CREATE DATABASE … TEMPLATE, file by file), to be
- * measured after the larger sizes are loaded. A template may have no other session, so the
- * bench's own idle connections to it are closed first (its pool opens new ones when next asked).
- */
-async function copyOf(name: string): Promise<Pick<Target, 'url' | 'pool' | 'drop'>> {
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName]);
-    await admin.query(`create database "${name}" template "${dbName}" strategy file_copy`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const pool = createPool(url.toString(), 10);
-  const drop = async () => {
-    await pool.end().catch(() => {});
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists "${name}" with (force)`).catch(() => {});
-    await c.end();
-  };
-  dropWithBench(drop);
-  return { url: url.toString(), pool, drop };
+/** A copy of the bench database as it is now, to be measured after the larger sizes are loaded. */
+async function copyOf(): Promise<Pick<Target, 'url' | 'pool' | 'drop'>> {
+  const copy = await createTestDatabase({ template: dbName });
+  dropWithBench(() => copy.drop());
+  return copy;
 }
 
 /** Visit n's share of a total spread over VISITS visits (the shares differ by at most one). */
