@@ -105,7 +105,7 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
   const client = await pool.connect();
   try {
     // Triggers off for the load (foreign keys and the round-robin count among them): the rows are
-    // consistent by construction, and the counts are rebuilt from the holds below.
+    // consistent by construction, and the counts and busy days are rebuilt from the holds below.
     await client.query(`set session_replication_role = replica`);
     await client.query(`set synchronous_commit = off`);
     await client.query(`set work_mem = '256MB'`);
@@ -249,6 +249,8 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
     await client.query(`
       insert into member_last_booked (member_id, mode, last_booked_at)
       select member_id, mode, max(created_at) from booking_members group by 1, 2`);
+    // and the busy days availability reads, as the busy days' trigger would have kept them
+    await client.query('select member_busy_days_rebuild()');
     await client.query('commit');
   } catch (err) {
     await client.query('rollback').catch(() => {});
@@ -273,7 +275,7 @@ export async function generateBookings(pool: Pool, from: number, to: number): Pr
  */
 export async function settle(pool: Pool): Promise<void> {
   await markCalendarsTried(pool);
-  await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts, member_last_booked');
+  await pool.query('vacuum (analyze) bookings, booking_members, member_booking_counts, member_last_booked, member_busy_days');
   await pool.query('analyze');
   await pool.query('checkpoint');
 }

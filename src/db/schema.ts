@@ -231,6 +231,12 @@ export const COLUMNS = {
     mode: 'text',
     last_booked_at: 'timestamptz',
   },
+  member_busy_days: {
+    member_id: 'uuid',
+    mode: 'text',
+    day: 'date',
+    holds: 'bytea',
+  },
   booking_events: {
     id: 'text',
     organization_id: 'text',
@@ -324,6 +330,9 @@ interface TsOf {
   int4: number;
   int8: number;
   timestamptz: Date;
+  /** node-postgres's default: midnight of the day in the process's time zone */
+  date: Date;
+  bytea: Buffer;
   jsonb: unknown;
   tstzrange: string;
   'text[]': string[];
@@ -362,6 +371,7 @@ export type BookingRow = Row<
 export type BookingMemberRow = Row<'booking_members', { mode: Mode }>;
 export type MemberBookingCountRow = Row<'member_booking_counts', { mode: Mode }>;
 export type MemberLastBookedRow = Row<'member_last_booked', { mode: Mode }>;
+export type MemberBusyDayRow = Row<'member_busy_days', { mode: Mode }>;
 export type BookingEventRow = Row<'booking_events', { mode: Mode; type: BookingEventType; payload: BookingEventPayload }>;
 export type WebhookRow = Row<'webhooks', { mode: Mode }>;
 export type WebhookMessageRow = Row<'webhook_messages', { status: DeliveryStatus }>;
@@ -397,6 +407,7 @@ export interface Database {
   booking_members: BookingMemberRow;
   member_booking_counts: MemberBookingCountRow;
   member_last_booked: MemberLastBookedRow;
+  member_busy_days: MemberBusyDayRow;
   booking_events: BookingEventRow;
   webhooks: WebhookRow;
   webhook_messages: WebhookMessageRow;

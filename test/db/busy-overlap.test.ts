@@ -9,8 +9,9 @@ import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import { insertBooking } from '../domain/availability/scheduling-fixtures.ts';
 
 // busyOfMembers reads the holds whose buffered interval overlaps the window [from, to), in one of
-// two statements by the window's width (busy.ts): one hold of 10:00-10:30 with a 10-minute buffer
-// after, [10:00, 10:40), and windows on each of its edges, each asked of both statements.
+// two ways by the window's width (busy.ts: the holds themselves, or member_busy_days, which the
+// holds' trigger keeps): one hold of 10:00-10:30 with a 10-minute buffer
+// after, [10:00, 10:40), and windows on each of its edges, each asked both ways.
 let db: TestDatabase;
 before(async () => {
   db = await createTestDatabase();
@@ -32,7 +33,7 @@ const DAY = 86_400_000;
  * The member's holds' start times that busyOfMembers finds in [from, to), asked twice: with the
  * window as given (up to a day: the narrow statement, through the GiST index) and widened by
  * 10 days on the side away from the hold that starts at `holdStart`, which keeps the answer
- * (the wide statement, through the btree); the two must agree.
+ * (the wide statement, from member_busy_days); the two must agree.
  */
 async function startsIn(member: string, holdStart: string, from: string, to: string, mode = 'test'): Promise<string | null> {
   const read = async (a: number, b: number) =>

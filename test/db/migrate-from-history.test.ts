@@ -120,11 +120,19 @@ describe('a database built by the numbered history 001 … 071', () => {
     assert.deepEqual(backfilled.rows, [{ member_id: MEMBERS.jonas, mode: 'test', last_booked_at: lastBefore }]);
     const ms = (await old.pool.query('select during_start_ms, during_end_ms, start_ms from booking_members')).rows;
     assert.deepEqual(ms, [{ during_start_ms: 1812362400000, during_end_ms: 1812364200000, start_ms: 1812362400000 }]);
+    // the busy days' trigger, created for the first time, filled them from the carried-on hold
+    const days = async () =>
+      (await old.pool.query(`select member_id, mode, day::text, encode(holds, 'hex') as holds from member_busy_days`)).rows;
+    const record = (startMs: number, lengthMs: number) =>
+      startMs.toString(16).padStart(16, '0') + lengthMs.toString(16).padStart(8, '0') + '00000000';
+    assert.deepEqual(await days(), [
+      { member_id: MEMBERS.jonas, mode: 'test', day: '2027-06-07', holds: record(1812362400000, 1_800_000) },
+    ]);
 
     const [oldSchema, freshSchema] = await Promise.all([describeSchema(old.pool), describeSchema(fresh.pool)]);
     for (const key of Object.keys(freshSchema)) assert.deepEqual(oldSchema[key], freshSchema[key], `${key} differ`);
     assert.ok((freshSchema.columns as unknown[]).length > 100 && (freshSchema.indexes as unknown[]).length > 30);
-    assert.equal((freshSchema.triggers as unknown[]).length, 3);
+    assert.equal((freshSchema.triggers as unknown[]).length, 4);
 
     // the functions work on the carried-on data: a second hold of Jonas at that time is refused
     await old.pool.query(
@@ -149,8 +157,21 @@ describe('a database built by the numbered history 001 … 071', () => {
     const last = await old.pool.query('select last_booked_at from member_last_booked where member_id = $1', [MEMBERS.jonas]);
     const latest = await old.pool.query('select max(created_at) as at from booking_members where member_id = $1', [MEMBERS.jonas]);
     assert.deepEqual(last.rows, [{ last_booked_at: latest.rows[0].at }]);
+    // and the busy days, appended to
+    assert.deepEqual(await days(), [
+      {
+        member_id: MEMBERS.jonas,
+        mode: 'test',
+        day: '2027-06-07',
+        holds: record(1812362400000, 1_800_000) + record(1812366000000, 1_800_000),
+      },
+    ]);
 
+    // a second migrate changes nothing; in particular it does not rebuild the busy days again
+    // (a rebuild keeps hold writes out while it runs), which this emptied table would show
+    await old.pool.query('delete from member_busy_days');
     assert.deepEqual((await migrate(old.pool)).applied, [], 'a second migrate changes nothing');
+    assert.deepEqual(await days(), []);
   });
 
   it('refuses a database that stopped before the end of the history, changing nothing', async () => {

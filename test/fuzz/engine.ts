@@ -470,6 +470,7 @@ const WRITTEN = [
   'booking_events',
   'member_booking_counts',
   'member_last_booked',
+  'member_busy_days',
   'event_types',
   'event_type_custom_fields',
   'webhooks',

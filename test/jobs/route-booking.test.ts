@@ -133,6 +133,14 @@ describe('route-booking job (worker running)', () => {
     );
     assert.deepEqual(last.rows, latest.rows);
     assert.ok(last.rows.length >= 2);
+    // and each member's active holds by day, as availability reads them over a range (migration 082)
+    const days = await t.db.pool.query(`select member_id, mode, day::text, length(holds) as bytes from member_busy_days order by 1, 2, 3`);
+    const activeByDay = await t.db.pool.query(
+      `select member_id, mode, (start_time at time zone 'UTC')::date::text as day, 16 * count(*)::int as bytes
+         from booking_members where active group by 1, 2, 3 order by 1, 2, 3`,
+    );
+    assert.deepEqual(days.rows, activeByDay.rows);
+    assert.ok(days.rows.length >= 2);
     const march = kept.rows.filter((r) => r.period_start.toISOString() === '2027-03-01T00:00:00.000Z');
     assert.equal(
       march.reduce((n, r) => n + r.booked, 0),

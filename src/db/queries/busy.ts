@@ -40,6 +40,8 @@ interface WireRow {
   booking_starts: string | null;
   booked: number | null;
   last_booked_at: Date | null;
+  /** bookings over a range of days: the member's member_busy_days records instead of the three lists */
+  packed: Buffer | null;
 }
 
 /**
@@ -66,8 +68,31 @@ function numbers(csv: string | null): number[] {
 
 const NONE: readonly number[] = Object.freeze([]);
 
-function decoded(r: WireRow, base: number): BusyRow {
+/**
+ * A member's member_busy_days records (src/db/functions/hold_busy_record.sql, 16 bytes each), the
+ * holds among them that overlap [from, to): the days read reach further than the window.
+ */
+function unpacked(r: WireRow, from: number, to: number): BusyRow {
+  const b = r.packed!;
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const booking_starts: number[] = [];
+  for (let at = 0; at + 16 <= b.byteLength; at += 16) {
+    // int8 as two halves: the number stays exact below 2^53, and no BigInt is made per hold
+    const start = view.getInt32(at) * 4_294_967_296 + view.getUint32(at + 4);
+    const end = start + view.getInt32(at + 8);
+    if (start >= to || end <= from) continue;
+    starts.push(start);
+    ends.push(end);
+    booking_starts.push(start + view.getInt32(at + 12));
+  }
+  return { member_id: r.member_id, kind: 'booking', starts, ends, booking_starts, booked: null, last_booked_at: null };
+}
+
+function decoded(r: WireRow, base: number, to: number): BusyRow {
   if (r.kind === 'stats') return { ...r, starts: NONE, ends: NONE, booking_starts: NONE };
+  if (r.packed !== null) return unpacked(r, base, to);
   const starts = numbers(r.starts);
   const ends = numbers(r.ends);
   for (let i = 0; i < starts.length; i++) {
@@ -78,6 +103,9 @@ function decoded(r: WireRow, base: number): BusyRow {
   for (let i = 0; i < booking_starts.length; i++) booking_starts[i] += starts[i];
   return { member_id: r.member_id, kind: r.kind, starts, ends, booking_starts, booked: r.booked, last_booked_at: r.last_booked_at };
 }
+
+/** The UTC calendar day of an instant, as a date literal. */
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * For round-robin: the member's bookings (held, or closed as completed / no-show) starting in
@@ -108,35 +136,25 @@ const HOLD_AFTER_MS = 48 * 3_600_000;
 export const NARROW_WINDOW_MS = 4 * 86_400_000;
 
 /**
- * Which holds overlap [from, to): two shapes of one test, for the two indexes that can answer it.
+ * Which holds overlap [from, to), for a narrow window (one slot: a create's or reschedule's), or a
+ * window that leaves one booking out (which member_busy_days cannot). It asks the exclusion
+ * constraint's GiST index (member, mode, during) with `during &&`: it finds about the holds that
+ * overlap, and the hold insert that follows walks the same pages: 0.31–0.35 ms (pgbench, the
+ * creates bench's 4,300 holds, 20 hosts). Through the (member_id, mode, start_time) btree it was
+ * 0.38–0.45 ms, since the btree's start_time range must add a hold's whole reach (72 h) to a
+ * window of about 52 h. The start_time bounds (a hold overlapping [from, to) starts in
+ * (from - 48 h, to + 24 h), constraint booking_members_during_near_start) come as parameters:
+ * `from - interval '48 hours'` is stable, not immutable, so it was computed again for every row
+ * scanned.
  *
- * A narrow window (one slot) asks the exclusion constraint's GiST index (member, mode, during)
- * with `during &&`: it finds about the holds that overlap, and the hold insert that follows walks
- * the same pages: 0.31–0.35 ms (pgbench, the creates bench's 4,300 holds, 20 hosts). Through the
- * btree it was 0.38–0.45 ms, since the btree's start_time range must add a hold's whole reach
- * (72 h) to a window of about 52 h; and the wide shape below, planned without statistics, took
- * the GiST index with `mode =` alone and cost 2.4 ms.
- *
- * A wide window (a range of days) asks the (member_id, mode, start_time) btree of active holds,
- * bounded by start_time: a hold reaches at most 24 h before its start and 48 h after it
- * (constraint booking_members_during_near_start), so one overlapping [from, to) starts in
- * (from - 48 h, to + 24 h). The GiST index did badly there: its uuid keys overlap across pages, and
- * it read 650 buffers for 20 hosts over 14 days at 1 M bookings against 110 through the btree.
- * `mode = any(array[…])` keeps the GiST index out: it can take `mode =` (not `member_id = any`),
- * and on a table without statistics (new, or autovacuum off) the planner chose it with mode as
- * its only condition and read every hold of the mode. The overlap is then tested on the
- * interval's epoch milliseconds (the same test as `&&` for the non-empty [) intervals
- * holds have, whose instants are whole milliseconds): comparing two bigints per hold instead of
- * taking lower() and upper() of a range made the statement 9 % cheaper (pgbench, 2,000 holds,
- * 0.84 against 0.77 ms).
- * The start_time bounds come as parameters: `from - interval '48 hours'` is stable, not immutable,
- * so it was computed again for every row scanned.
+ * A range of days reads member_busy_days instead (busyOfMembers). Before that table, it asked
+ * the btree, bounded by start_time: the GiST index did badly there (its uuid keys overlap across
+ * pages, and it read 650 buffers for 20 hosts over 14 days at 1 M bookings against 110 through
+ * the btree), and the overlap was tested on the holds' epoch milliseconds.
  */
-function holdsOverlapping(narrow: boolean, p: Params, mode: string, from: Date, to: Date): string {
+function holdsOverlapping(p: Params, mode: string, from: Date, to: Date): string {
   const bounds = `start_time > ${p.add(new Date(from.getTime() - HOLD_AFTER_MS))} and start_time < ${p.add(new Date(to.getTime() + HOLD_BEFORE_MS))}`;
-  return narrow
-    ? `mode = ${p.add(mode)} and active and during && tstzrange(${p.add(from)}, ${p.add(to)}) and ${bounds}`
-    : `mode = any(array[${p.add(mode)}::text]) and active and ${bounds} and during_start_ms < ${p.add(to.getTime())} and during_end_ms > ${p.add(from.getTime())}`;
+  return `mode = ${p.add(mode)} and active and during && tstzrange(${p.add(from)}, ${p.add(to)}) and ${bounds}`;
 }
 
 /** A statement's parameters, numbered as they are added. */
@@ -149,6 +167,12 @@ class Params {
 }
 
 /**
+ * A window longer than NARROW_WINDOW_MS (an availability or free/busy range) reads the bookings'
+ * holds as member_busy_days keeps them (migration 082), a row per member and day already packed,
+ * rather than the holds themselves: for the availability bench's 2,000 holds (20 hosts, 14 days)
+ * that statement part took 0.23 against 1.15 ms (pgbench, one client, 2026-11-28). A narrow
+ * window, and one that leaves a booking out, reads the holds (holdsOverlapping).
+ *
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
  * start, so a create reads its slot and its routing order in one round trip. withCalendars false:
  * no 'calendar' rows (GET /availability takes them from CalendarBusyCache).
@@ -180,18 +204,33 @@ export async function busyOfMembers(
   const ids = p.add(memberIds);
   const baseMs = from.getTime(); // WireRow's base
   const base = p.add(baseMs);
-  const parts = [
-    `select member_id, 'booking' as kind, ${AFTER('during_start_ms', base)} as starts, ${LENGTH('during_start_ms', 'during_end_ms')} as ends,
-            ${LENGTH('during_start_ms', 'start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at
-       from booking_members
-      where member_id = any(${ids}::uuid[]) and ${holdsOverlapping(narrow, p, mode, from, to)}${
-        excludeBookingId === null ? '' : ` and booking_id <> ${p.add(excludeBookingId)}`
-      }
-      group by member_id`,
-  ];
+  const parts: string[] = [];
+  if (!narrow && excludeBookingId === null) {
+    // A hold overlapping [from, to) starts in (from - 48 h, to + 24 h): the UTC days of those
+    // bounds, and unpacked drops what does not overlap.
+    parts.push(
+      `select member_id, 'booking' as kind, null::text as starts, null::text as ends, null::text as booking_starts,
+              null::int as booked, null::timestamptz as last_booked_at, string_agg(holds, ''::bytea) as packed
+         from member_busy_days
+        where member_id = any(${ids}::uuid[]) and mode = ${p.add(mode)}
+          and day >= ${p.add(utcDay(baseMs - HOLD_AFTER_MS))}::date and day <= ${p.add(utcDay(to.getTime() + HOLD_BEFORE_MS))}::date
+        group by member_id`,
+    );
+  } else {
+    parts.push(
+      `select member_id, 'booking' as kind, ${AFTER('during_start_ms', base)} as starts, ${LENGTH('during_start_ms', 'during_end_ms')} as ends,
+              ${LENGTH('during_start_ms', 'start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at,
+              null::bytea as packed
+         from booking_members
+        where member_id = any(${ids}::uuid[]) and ${holdsOverlapping(p, mode, from, to)}${
+          excludeBookingId === null ? '' : ` and booking_id <> ${p.add(excludeBookingId)}`
+        }
+        group by member_id`,
+    );
+  }
   const [lo, hi] = [p.add(from), p.add(to)];
   const blocks = (table: string, kind: string) =>
-    `select member_id, '${kind}', ${AFTER(EPOCH_MS('start_time'), base)}, ${LENGTH(EPOCH_MS('start_time'), EPOCH_MS('end_time'))}, null, null, null
+    `select member_id, '${kind}', ${AFTER(EPOCH_MS('start_time'), base)}, ${LENGTH(EPOCH_MS('start_time'), EPOCH_MS('end_time'))}, null, null, null, null
        from ${table}
       where member_id = any(${ids}::uuid[]) and start_time < ${hi} and end_time > ${lo}
       group by member_id`;
@@ -203,11 +242,17 @@ export async function busyOfMembers(
       `select m.id, 'stats', null, null, null,
               coalesce((select c.booked from member_booking_counts c
                          where c.member_id = m.id and c.mode = ${m} and c.period_start = date_trunc('month', ${p.add(statsAt)}::timestamptz, 'UTC')), 0),
-              (select l.last_booked_at from member_last_booked l where l.member_id = m.id and l.mode = ${m})
+              (select l.last_booked_at from member_last_booked l where l.member_id = m.id and l.mode = ${m}), null
          from unnest(${ids}::uuid[]) as m(id)`,
     );
   }
-  return (await rows<WireRow>(db, parts.join(' union all '), p.values)).map((r) => decoded(r, baseMs));
+  const out: BusyRow[] = [];
+  for (const r of await rows<WireRow>(db, parts.join(' union all '), p.values)) {
+    const row = decoded(r, baseMs, to.getTime());
+    // a member whose days read hold nothing in the window has no row, as from the holds' statement
+    if (row.kind !== 'booking' || row.starts.length > 0) out.push(row);
+  }
+  return out;
 }
 
 /** Every busy block the members' calendars hold (a sync keeps only its window), for CalendarBusyCache: epoch milliseconds, in no order. */

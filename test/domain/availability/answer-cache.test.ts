@@ -90,7 +90,7 @@ describe('availability answer cache', async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     const pool = db.pool;
-    const BUSY_READ = 'from booking_members'; // how the gate knows busyOfMembers' statement
+    const BUSY_READ = 'from member_busy_days'; // how the gate knows busyOfMembers' statement over a range of days
     const gated = new Proxy(pool, {
       get(target, prop) {
         if (prop !== 'query') return Reflect.get(target, prop, target);
