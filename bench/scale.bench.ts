@@ -20,8 +20,8 @@
  *     p50/p99 over every visit's creates, creates/s, CPU, WAL bytes and buffers touched per
  *     booking, and the p99 of each tenth of each visit's run (a few stalls, or a slower whole);
  *     then DRAFT → SCHEDULED p50/p99 of those creates;
- *   - once the job queue has drained, rounds of the GETs, interleaved route by route (the median
- *     round over all visits is reported): GET /v1/availability uncached (the availability
+ *   - once the job queue has drained, rounds of the GETs, interleaved route by route (the rate
+ *     of the median round over all visits, and latencies over every round's responses): GET /v1/availability uncached (the availability
  *     bench's ROUND_ROBIN case: 20 hosts, 14 days, 100 bookings per host in the window), GET
  *     /v1/freebusy uncached (7 days, 30 min), GET /v1/bookings page 1 and page 1,000 (limit 100;
  *     org_bench holds a tenth of all bookings, so page 1,000 exists from 1 M on; below that the
@@ -156,7 +156,8 @@ interface Visit {
   walBytes: number;
   buffers: { hit: number; read: number };
   routingMs: number[];
-  rounds: Record<string, (autocannon.Result & ReturnType<typeof cpuPer>)[]>;
+  /** Each GET's rounds, with every response's latency (ms) */
+  rounds: Record<string, (autocannon.Result & ReturnType<typeof cpuPer> & { times: number[] })[]>;
   rss: { now: number; peak: number };
   deepPage: number;
 }
@@ -318,10 +319,14 @@ async function visit(target: Target, firstDay: Date, creates: number, rounds: nu
     for (let i = 0; i < rounds; i++) {
       for (const [name, url, h, connections] of gets) {
         const from = await getMeter.read();
-        const r = await run({ url, headers: h, connections, duration: SECONDS });
+        const { result: r, responses: answered } = await runTimed({ url, headers: h, connections, duration: SECONDS });
         const bad = r.non2xx + r.errors;
         if (bad > 0) throw new Error(`${name}: ${bad} answers were not 2xx`);
-        (measured[name] ??= []).push({ ...r, ...cpuPer(from, await getMeter.read(), r.requests.total || 1) });
+        (measured[name] ??= []).push({
+          ...r,
+          ...cpuPer(from, await getMeter.read(), r.requests.total || 1),
+          times: answered.map((a) => a.ms),
+        });
       }
     }
     getMeter.stop();
@@ -353,8 +358,18 @@ async function summarize(t: Target): Promise<Measured> {
   for (const name of Object.keys(vs[0].rounds)) {
     const rs = vs.flatMap((v) => v.rounds[name]);
     const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((n, r) => n + f(r), 0) / rs.length;
+    // the rate from the median round; latencies from every round's responses, pooled as the
+    // creates' are: one round's p99 is its few slowest answers, a stall of the machine's as often
+    const times = rs.flatMap((r) => r.times).sort((a, b) => a - b);
+    const median = medianRound(rs);
     gets[name] = {
-      ...medianRound(rs),
+      ...median,
+      latency: {
+        ...median.latency,
+        p50: Math.round(percentile(times, 50) * 10) / 10,
+        p99: Math.round(percentile(times, 99) * 10) / 10,
+        mean: Math.round((times.reduce((n, t) => n + t, 0) / (times.length || 1)) * 100) / 100,
+      },
       rounds: rs.map((r) => Math.round(r.requests.average)),
       service: mean((r) => r.service),
       pg: mean((r) => r.pg),
