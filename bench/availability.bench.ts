@@ -20,6 +20,7 @@
  * CPU profile of the server process there.
  */
 import { spawn } from 'node:child_process';
+import { SERVICE_HEAP_FLAGS } from '../bin/heap-flags.js';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -278,7 +279,9 @@ async function main() {
   const firstDay = nextMonday();
   const bookings = await seedDatabase(db.pool, firstDay);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url)], {
+  // the servers' process gets serve's heap flags: the young generation's size alone moved an
+  // uncached answer's CPU by a fifth (docs/memory.md)
+  const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, ...profile, fileURLToPath(import.meta.url)], {
     env: { ...process.env, BENCH_ROLE: 'server', BENCH_DB_URL: db.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

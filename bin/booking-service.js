@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_HEAP_FLAGS } from './heap-flags.js';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
@@ -13,13 +14,13 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
-// The long-running commands get V8 heap limits sized for a service. On a machine with gigabytes
-// of memory V8's defaults let the young generation grow to 2 × 64 MB and the old one to up to
-// four times what is live before collecting: `serve`, with about 60 MB live, sat at 500 MB
-// RSS in the soak bench (bench/soak.bench.ts). With these it stayed under 240 MB (docs/memory.md).
-// process.execve replaces this process (same pid, same signals and stdio) before anything has
-// started; a flag already given on the command line or in NODE_OPTIONS is left as given.
-const SERVICE_HEAP_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+// The long-running commands get V8 heap limits sized for a service (SERVICE_HEAP_FLAGS). On a
+// machine with gigabytes of memory V8's defaults let the young generation grow to 2 × 64 MB and
+// the old one to up to four times what is live before collecting: `serve`, with about 60 MB
+// live, sat at 500 MB RSS in the soak bench (bench/soak.bench.ts). With these it stays under
+// 250 MB (docs/memory.md). process.execve replaces this process (same pid, same signals and
+// stdio) before anything has started; a flag already given on the command line or in
+// NODE_OPTIONS is left as given.
 if (['serve', 'start', 'worker'].includes(process.argv[2]) && typeof process.execve === 'function') {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const missing = SERVICE_HEAP_FLAGS.filter((flag) => !given.some((g) => g.startsWith(flag.split('=')[0])));

@@ -209,7 +209,7 @@ describe('booking-service CLI', () => {
       // serve replaced itself (same pid) with the heap flags and two malloc arenas (docs/memory.md)
       const proc = (f: string) => fs.readFileSync(`/proc/${server.child.pid}/${f}`, 'utf8').split('\0');
       assert.ok(proc('environ').includes('MALLOC_ARENA_MAX=2'));
-      for (const flag of ['--max-semi-space-size=8', '--heap-growing-percent=50']) assert.ok(proc('cmdline').includes(flag), flag);
+      for (const flag of ['--max-semi-space-size=16', '--heap-growing-percent=50']) assert.ok(proc('cmdline').includes(flag), flag);
       const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-ratelimit-limit'), '1000', 'live keys get 1000 requests per minute');

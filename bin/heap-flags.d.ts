@@ -1,0 +1,1 @@
+export declare const SERVICE_HEAP_FLAGS: readonly string[];
