@@ -5,6 +5,7 @@ import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
+import type { TestBooking } from '../domain/availability/scheduling-fixtures.ts';
 import { insertBooking } from '../domain/availability/scheduling-fixtures.ts';
 
 // member_busy_days (migration 082) is what availability and free/busy read over a range of days;
@@ -21,6 +22,10 @@ beforeEach(async () => {
   await db.pool.query('delete from booking_members');
   await db.pool.query('delete from bookings');
 });
+
+/** A 30-minute intro call of Jonas's at `start` (test mode, scheduled), with what differs. */
+const hold = (start: string, more: Partial<TestBooking> = {}) =>
+  insertBooking(db.pool, { eventTypeId: 'et_intro_call', memberIds: [MEMBERS.jonas], start, minutes: 30, ...more });
 
 /** The table as it is, and as it should be computed from the holds: records sorted within a day. */
 async function keptAndRecomputed() {
@@ -46,34 +51,10 @@ async function assertInStep(what: string) {
 it('files each active hold under its start day, and drops a day whose last hold is released', async () => {
   // 23:30 UTC with a 60-minute buffer after: the interval runs into the next day, the record
   // stays under the day of the start
-  const late = await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas],
-    start: '2027-06-07T23:30:00Z',
-    minutes: 30,
-    bufferBefore: 15,
-    bufferAfter: 60,
-  });
-  const early = await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas],
-    start: '2027-06-07T09:00:00Z',
-    minutes: 30,
-  });
-  await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas],
-    start: '2027-06-07T11:00:00Z',
-    minutes: 30,
-    mode: 'live',
-  });
-  await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.priya],
-    start: '2027-06-08T09:00:00Z',
-    minutes: 30,
-    status: 'CANCELLED',
-  });
+  const late = await hold('2027-06-07T23:30:00Z', { bufferBefore: 15, bufferAfter: 60 });
+  const early = await hold('2027-06-07T09:00:00Z');
+  await hold('2027-06-07T11:00:00Z', { mode: 'live' });
+  await hold('2027-06-08T09:00:00Z', { memberIds: [MEMBERS.priya], status: 'CANCELLED' });
   await assertInStep('after the inserts');
   const days = await db.pool.query(`select member_id, mode, day::text, length(holds) as bytes from member_busy_days order by 2, 3`);
   assert.deepEqual(days.rows, [
@@ -103,18 +84,8 @@ it('files each active hold under its start day, and drops a day whose last hold 
 });
 
 it('follows a hold that is deleted, moved, or made active again', async () => {
-  const a = await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas, MEMBERS.priya],
-    start: '2027-06-09T10:00:00Z',
-    minutes: 60,
-  });
-  const b = await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas],
-    start: '2027-06-09T12:00:00Z',
-    minutes: 60,
-  });
+  const a = await hold('2027-06-09T10:00:00Z', { memberIds: [MEMBERS.jonas, MEMBERS.priya], minutes: 60 });
+  const b = await hold('2027-06-09T12:00:00Z', { minutes: 60 });
   await assertInStep('after the inserts');
   await db.pool.query(`delete from booking_members where booking_id = $1 and member_id = $2`, [a, MEMBERS.priya]);
   await assertInStep('after a delete');
@@ -132,12 +103,7 @@ it('follows a hold that is deleted, moved, or made active again', async () => {
 });
 
 it('loses no change when two transactions change the same day at once', async () => {
-  const held = await insertBooking(db.pool, {
-    eventTypeId: 'et_intro_call',
-    memberIds: [MEMBERS.jonas],
-    start: '2027-06-10T09:00:00Z',
-    minutes: 30,
-  });
+  const held = await hold('2027-06-10T09:00:00Z');
   const [one, two] = [await db.pool.connect(), await db.pool.connect()];
   try {
     // one appends a hold to the day and keeps its transaction open; two releases another hold of
