@@ -6,7 +6,7 @@ import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import type { TestBooking } from '../domain/availability/scheduling-fixtures.ts';
-import { insertBooking } from '../domain/availability/scheduling-fixtures.ts';
+import { busyRecordHex, insertBooking } from '../domain/availability/scheduling-fixtures.ts';
 
 // member_busy_days (migration 082) is what availability and free/busy read over a range of days;
 // trigger booking_members_busy_days keeps it from the holds. Whatever happens to the holds, it
@@ -69,11 +69,7 @@ it('files each active hold under its start day, and drops a day whose last hold 
       [late],
     )
   ).rows[0].r;
-  const start = Date.parse('2027-06-07T23:15:00Z');
-  assert.equal(
-    record,
-    start.toString(16).padStart(16, '0') + (105 * 60_000).toString(16).padStart(8, '0') + (15 * 60_000).toString(16).padStart(8, '0'),
-  );
+  assert.equal(record, busyRecordHex(Date.parse('2027-06-07T23:15:00Z'), 105 * 60_000, 15 * 60_000));
 
   await db.pool.query(`update booking_members set active = false where booking_id = $1`, [early]);
   await assertInStep('after releasing one of two');

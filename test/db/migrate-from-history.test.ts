@@ -8,6 +8,7 @@ import { migrate, migrationFiles } from '../../src/db/migrate.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
 import { validateSeed } from '../../src/domain/seed/validate.ts';
+import { busyRecordHex } from '../domain/availability/scheduling-fixtures.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
@@ -123,10 +124,8 @@ describe('a database built by the numbered history 001 … 071', () => {
     // the busy days' trigger, created for the first time, filled them from the carried-on hold
     const days = async () =>
       (await old.pool.query(`select member_id, mode, day::text, encode(holds, 'hex') as holds from member_busy_days`)).rows;
-    const record = (startMs: number, lengthMs: number) =>
-      startMs.toString(16).padStart(16, '0') + lengthMs.toString(16).padStart(8, '0') + '00000000';
     assert.deepEqual(await days(), [
-      { member_id: MEMBERS.jonas, mode: 'test', day: '2027-06-07', holds: record(1812362400000, 1_800_000) },
+      { member_id: MEMBERS.jonas, mode: 'test', day: '2027-06-07', holds: busyRecordHex(1812362400000, 1_800_000) },
     ]);
 
     const [oldSchema, freshSchema] = await Promise.all([describeSchema(old.pool), describeSchema(fresh.pool)]);
@@ -163,7 +162,7 @@ describe('a database built by the numbered history 001 … 071', () => {
         member_id: MEMBERS.jonas,
         mode: 'test',
         day: '2027-06-07',
-        holds: record(1812362400000, 1_800_000) + record(1812366000000, 1_800_000),
+        holds: busyRecordHex(1812362400000, 1_800_000) + busyRecordHex(1812366000000, 1_800_000),
       },
     ]);
 

@@ -13,20 +13,21 @@
 create or replace function member_busy_days_sync() returns trigger language plpgsql as $$
 declare
   left_over bytea;
+  old_day date;
 begin
   if tg_op in ('UPDATE', 'DELETE') and old.active then
+    old_day := (old.start_time at time zone 'UTC')::date;
     -- the hold's record is the one starting at its interval's start: active holds of a member
     -- and mode never overlap (booking_members_no_overlap), so no other record of the day has it
     update member_busy_days d
        set holds = (select coalesce(string_agg(substring(d.holds from i + 1 for 16), ''::bytea), ''::bytea)
                       from generate_series(0, length(d.holds) - 16, 16) i
                      where substring(d.holds from i + 1 for 8) <> int8send(old.during_start_ms))
-     where d.member_id = old.member_id and d.mode = old.mode and d.day = (old.start_time at time zone 'UTC')::date
+     where d.member_id = old.member_id and d.mode = old.mode and d.day = old_day
     returning d.holds into left_over;
     if left_over = ''::bytea then
       delete from member_busy_days d
-       where d.member_id = old.member_id and d.mode = old.mode and d.day = (old.start_time at time zone 'UTC')::date
-         and d.holds = ''::bytea;
+       where d.member_id = old.member_id and d.mode = old.mode and d.day = old_day and d.holds = ''::bytea;
     end if;
   end if;
   if tg_op in ('INSERT', 'UPDATE') and new.active then

@@ -182,9 +182,9 @@ class Params {
  * execution: a plan for the parameters' values drops the parts switched off, so it always looked
  * cheaper than the plan for any values, and PostgreSQL kept planning anew, 0.35 ms of the 1.47 ms
  * of PostgreSQL CPU of an uncached GET /availability (pg_stat_statements, the availability
- * bench). With nothing to drop, GET /availability's read settles on one plan after five
- * executions: at 1 M bookings 1.28 against 1.47 ms (pgbench). A create's read and free/busy's
- * are still planned per execution there. For the create's, that plan (the GiST index alone) is
+ * bench). With nothing to drop, GET /availability's read (then of the holds themselves) settled
+ * on one plan after five executions: at 1 M bookings 1.28 against 1.47 ms (pgbench). A create's
+ * read is still planned per execution there. For the create's, that plan (the GiST index alone) is
  * the faster one on the creates bench's data; at 1 M one generic plan through the btree was
  * faster in pgbench, but not in the benches (docs/scaling.md, "Planning is part of the busy
  * reads' cost").

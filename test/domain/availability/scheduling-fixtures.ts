@@ -58,6 +58,16 @@ export async function insertBooking(pool: Pool, b: TestBooking): Promise<string>
   return id;
 }
 
+/**
+ * A hold's record in member_busy_days.holds as hex (src/db/functions/hold_busy_record.sql): its
+ * buffered interval's start in epoch ms, the interval's length and the booking's start after it.
+ */
+export function busyRecordHex(intervalStartMs: number, lengthMs: number, bookingAfterMs = 0): string {
+  return (
+    intervalStartMs.toString(16).padStart(16, '0') + lengthMs.toString(16).padStart(8, '0') + bookingAfterMs.toString(16).padStart(8, '0')
+  );
+}
+
 export async function insertOutOfOffice(pool: Pool, memberId: string, start: string, end: string): Promise<void> {
   await pool.query('insert into out_of_office (member_id, start_time, end_time, reason) values ($1, $2, $3, $4)', [
     memberId,
