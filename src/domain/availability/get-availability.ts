@@ -24,10 +24,13 @@ export interface AvailabilityQuery {
   assigned_to_id?: string;
 }
 
-/** Slots ascending; `json[i]` is slot i already serialised as {"start":…,"end":…}. */
+/**
+ * An answer as the cache keeps it: the slots' starts ascending and their length in minutes (plain
+ * data, so the Redis cache can hold it as JSON).
+ */
 interface Answer {
   starts: readonly number[];
-  json: readonly string[];
+  duration: number;
   /** The last body built from this answer and the first slot it lists (the cut moves only as time passes). */
   body?: { first: number; bytes: Buffer };
 }
@@ -54,28 +57,47 @@ export function isoOf(ms: number): string {
 }
 
 /**
- * A slot as JSON, `{"start":…,"end":…}`, for a start and a duration in minutes, remembered: answers
- * computed again after a booking list mostly the same slots. At most about 20,000 are kept (two
+ * A slot as JSON bytes after a comma, `,{"start":…,"end":…}`, for a start and a duration in
+ * minutes, remembered: answers computed again after a booking list mostly the same slots, and a
+ * body is then these bytes copied end to end (answerBytes). At most about 20,000 are kept (two
  * weeks of minutes for one duration), then the memo starts again empty.
  */
-const slotJsonMemo = new Map<number, Map<number, string>>(); // by duration, then start
-let slotJsonMemoSize = 0;
-const SLOT_JSON_MEMO_MAX = 20_000;
+const slotMemo = new Map<number, Map<number, Buffer>>(); // by duration, then start
+let slotMemoSize = 0;
+const SLOT_MEMO_MAX = 20_000;
 
-export function slotJson(start: number, minutes: number): string {
-  let ofDuration = slotJsonMemo.get(minutes);
-  if (ofDuration === undefined) slotJsonMemo.set(minutes, (ofDuration = new Map()));
-  let json = ofDuration.get(start);
-  if (json === undefined) {
-    if (++slotJsonMemoSize > SLOT_JSON_MEMO_MAX) {
-      slotJsonMemo.clear();
-      slotJsonMemo.set(minutes, (ofDuration = new Map()));
-      slotJsonMemoSize = 1;
+export function slotBytes(start: number, minutes: number): Buffer {
+  let ofDuration = slotMemo.get(minutes);
+  if (ofDuration === undefined) slotMemo.set(minutes, (ofDuration = new Map()));
+  let bytes = ofDuration.get(start);
+  if (bytes === undefined) {
+    if (++slotMemoSize > SLOT_MEMO_MAX) {
+      slotMemo.clear();
+      slotMemo.set(minutes, (ofDuration = new Map()));
+      slotMemoSize = 1;
     }
-    json = `{"start":"${isoOf(start)}","end":"${isoOf(start + minutes * MINUTE_MS)}"}`;
-    ofDuration.set(start, json);
+    bytes = Buffer.from(`,{"start":"${isoOf(start)}","end":"${isoOf(start + minutes * MINUTE_MS)}"}`, 'latin1');
+    ofDuration.set(start, bytes);
   }
-  return json;
+  return bytes;
+}
+
+const BODY_HEAD = Buffer.from('{"success":true,"slots":[');
+
+/**
+ * The body listing an answer's slots from index `first` on, copied from each slot's remembered
+ * bytes. Joining the slots' JSON strings and encoding the result took 15 % of a CPU profile of
+ * the availability bench's server with every cache off (450 slots an answer); copying, the whole
+ * of availabilityBody's own code takes 2.7 % (2026-11-28).
+ */
+export function answerBytes(starts: readonly number[], duration: number, first: number): Buffer {
+  const parts: Buffer[] = [BODY_HEAD];
+  for (let i = first; i < starts.length; i++) {
+    const slot = slotBytes(starts[i], duration);
+    parts.push(i === first ? slot.subarray(1) : slot); // no comma before the first
+  }
+  parts.push(Buffer.from(`],"totalSlots":${starts.length - first}}`));
+  return Buffer.concat(parts);
 }
 
 /** A calendar date YYYY-MM-DD query parameter as its 00:00 written as UTC (a "wall" value), or a 400 naming the field. */
@@ -204,7 +226,7 @@ export async function availabilityBody(
       'assignedToId',
     );
   }
-  let answer: Answer = { starts: [], json: [] };
+  let answer: Answer = { starts: [], duration: type.duration };
   if (chosen.length > 0) {
     const tokens = await hostTokens(cache, chosen);
     const parts = [auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, to];
@@ -215,14 +237,13 @@ export async function availabilityBody(
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
       const perHost = await slotStartsOfHosts(db, cache, calendars, type, chosen, tokens, parts, rules, auth.mode);
       const starts = combinedStarts(perHost, rules, type.scheduling_type === 'COLLECTIVE');
-      answer = { starts, json: starts.map((s) => slotJson(s, type.duration)) };
+      answer = { starts, duration: type.duration };
       await cache.set(chosen[0], key, answer);
     }
   }
   const first = lowerBound(answer.starts, now.getTime() + type.minimum_booking_notice * MINUTE_MS);
   if (answer.body?.first !== first) {
-    const text = `{"success":true,"slots":[${answer.json.slice(first).join(',')}],"totalSlots":${answer.starts.length - first}}`;
-    answer.body = { first, bytes: Buffer.from(text) };
+    answer.body = { first, bytes: answerBytes(answer.starts, answer.duration, first) };
   }
   return answer.body.bytes;
 }
