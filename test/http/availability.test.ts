@@ -8,6 +8,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import { insertBooking, insertOutOfOffice, keyWith } from '../domain/availability/scheduling-fixtures.ts';
+import { seedBooking } from './bookings-helpers.ts';
 
 // Monday 2026-11-23 09:00 UTC. Amara: Europe/London (UTC+0 now) Mon–Fri 09–17; Jonas: Europe/Berlin
 // (UTC+1) Mon–Thu 08–16 = 07–15 UTC. Intro call: ROUND_ROBIN, 30 min, every 15, buffer_after 10, notice 120.
@@ -190,6 +191,32 @@ describe('GET /v1/availability', () => {
       await loadSeed(t.db.pool, validateSeed(testSeed()));
     }
     assert.deepEqual(starts((await avail(q)).body), before);
+  });
+
+  it('a reschedule frees the old start and takes the new one, on the same day and across days', async () => {
+    const day = (d: string) => `${INTRO}&start_date=${d}&end_date=${d}&assignedToId=${MEMBERS.amara}`;
+    const [tue, wed] = [day('2026-12-01'), day('2026-12-02')];
+    // Amara works the same hours on both days: Wednesday, untouched yet, is what a free Tuesday lists
+    const free = starts((await avail(wed)).body);
+    assert.ok(free.includes('10:00') && free.includes('11:00') && free.includes('14:00'));
+    // a routed booking (the API's would wait for the worker), written before Tuesday is first asked for
+    const id = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-01T10:00:00Z', member: MEMBERS.amara });
+    assert.ok(!starts((await avail(tue)).body).includes('10:00'));
+    const move = (from: string, start_time: string) =>
+      t.request('POST', `/v1/bookings/${from}/reschedule`, { key: KEYS.secret, body: { start_time } });
+    // the same day: 10:00 comes back, 14:00 goes
+    const later = await move(id, '2026-12-01T14:00:00Z');
+    assert.equal(later.status, 200, later.text);
+    const tueNow = starts((await avail(tue)).body);
+    assert.ok(tueNow.includes('10:00'), 'the old start is listed again');
+    assert.ok(!tueNow.includes('14:00'), 'the new start is taken');
+    // to the next day: Tuesday is whole again, Wednesday's 11:00 goes
+    const next = await move(later.body.booking.id, '2026-12-02T11:00:00Z');
+    assert.equal(next.status, 200, next.text);
+    assert.deepEqual(starts((await avail(tue)).body), free);
+    assert.ok(!starts((await avail(wed)).body).includes('11:00'));
+    assert.equal((await t.request('DELETE', `/v1/bookings/${next.body.booking.id}`, { key: KEYS.secret })).status, 200);
+    assert.deepEqual(starts((await avail(wed)).body), free);
   });
 
   it('one source of truth: freeHostsAt agrees with every listed start and refuses off-grid ones', async () => {
