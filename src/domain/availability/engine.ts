@@ -40,14 +40,32 @@ export interface EngineSlot {
 }
 
 /**
+ * Scratch arrays the engine reuses from call to call, grown when a call needs more: it runs to
+ * the end of each call without yielding, so no two calls share them at once. An uncached answer
+ * would otherwise allocate four arrays per host and one over every minute of its range, and the
+ * collections they cause were part of its cost.
+ */
+let scratchS = new Float64Array(256);
+let scratchE = new Float64Array(256);
+let scratchStarts = new Float64Array(256);
+let scratchEnds = new Float64Array(256);
+/** All zero between uses (combinedStarts clears what it counted). */
+let scratchCounts = new Int32Array(0);
+
+/**
  * Busy intervals joined (overlapping or touching), as two parallel arrays the slot loop scans
- * cheaply. The union depends only on the multisets of starts and ends (coverage at x is
- * #starts <= x minus #ends <= x), so each is sorted on its own with a fast typed-array sort and
- * swept together, with no comparator sort of interval objects.
+ * cheaply: the first `n` entries of the engine's scratch arrays, valid until the next call. The
+ * union depends only on the multisets of starts and ends (coverage at x is #starts <= x minus
+ * #ends <= x), so each is sorted on its own with a fast typed-array sort and swept together,
+ * with no comparator sort of interval objects.
  */
 function mergedBusy(list: readonly Interval[]): { starts: Float64Array; ends: Float64Array; n: number } {
-  const s = new Float64Array(list.length);
-  const e = new Float64Array(list.length);
+  if (scratchS.length < list.length) {
+    const size = Math.max(list.length, scratchS.length * 2);
+    [scratchS, scratchE, scratchStarts, scratchEnds] = [0, 1, 2, 3].map(() => new Float64Array(size));
+  }
+  const s = scratchS;
+  const e = scratchE;
   let m = 0;
   for (const i of list) {
     if (i.end <= i.start) continue;
@@ -57,8 +75,8 @@ function mergedBusy(list: readonly Interval[]): { starts: Float64Array; ends: Fl
   }
   const ss = s.subarray(0, m).sort();
   const es = e.subarray(0, m).sort();
-  const starts = new Float64Array(m);
-  const ends = new Float64Array(m);
+  const starts = scratchStarts;
+  const ends = scratchEnds;
   let n = 0;
   let depth = 0;
   let a = 0;
@@ -184,11 +202,13 @@ export function combinedStarts(
   if (perHost.length === 1) return [...perHost[0]];
   const base = Math.floor(rules.from / MINUTE_MS) * MINUTE_MS;
   const size = Math.ceil((rules.to - base) / MINUTE_MS) + 1;
-  const hosts = new Int32Array(size);
+  if (scratchCounts.length < size) scratchCounts = new Int32Array(Math.max(size, scratchCounts.length * 2));
+  const hosts = scratchCounts;
   for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
   const need = collective ? perHost.length : 1;
   const out: number[] = [];
   for (let m = 0; m < size; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+  hosts.fill(0, 0, size);
   return out;
 }
 
