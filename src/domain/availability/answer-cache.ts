@@ -34,8 +34,16 @@ export async function hostTokens(cache: FreeBusyCache, memberIds: readonly strin
   );
 }
 
+/**
+ * The shape of the answers cached under answerKey (get-availability.ts's Answer), written into
+ * the key: processes of two releases sharing a Redis cache (a rolling deploy) never read each
+ * other's answers. 2: the slots' starts and their duration (the key without a shape held each
+ * slot's JSON).
+ */
+const ANSWER_SHAPE = 2;
+
 export function answerKey(parts: readonly (string | number)[], tokens: readonly string[]): string {
-  return `availability|${parts.join('|')}|${tokens.join('.')}`;
+  return `availability|${ANSWER_SHAPE}|${parts.join('|')}|${tokens.join('.')}`;
 }
 
 /** The key of one host's own slot starts (get-availability.ts): the answer's parts, that host's token. */

@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 import { CalendarBusyCache } from '../../../src/domain/availability/calendar-busy-cache.ts';
 import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { availabilityBody } from '../../../src/domain/availability/get-availability.ts';
+import { hostTokens } from '../../../src/domain/availability/answer-cache.ts';
+import * as eventTypes from '../../../src/db/queries/event-types.ts';
 import { loadSeed } from '../../../src/domain/seed/load.ts';
 import { validateSeed } from '../../../src/domain/seed/validate.ts';
 import type { TestDatabase } from '../../helpers/db.ts';
@@ -146,6 +148,23 @@ describe('availability answer cache', async () => {
       later,
       early.filter((s) => s >= '12:15'),
     );
+  });
+
+  it("never reads an answer the previous release cached in another shape (a rolling deploy's shared cache)", async () => {
+    const cache = new MemoryFreeBusyCache(() => 0);
+    const day = { ...q, start_date: '2026-11-26', end_date: '2026-11-26' };
+    const now = new Date('2026-11-23T09:00:00Z');
+    const want = starts(await availabilityBody(db.pool, new MemoryFreeBusyCache(() => 0), new CalendarBusyCache(), auth, day, now));
+    // what the release before kept, under its key (no shape in it): each slot's JSON, no duration
+    const type = (await eventTypes.findVisibleWithHosts(db.pool, auth.organizationId, q.event_type_id))!;
+    const [token] = await hostTokens(cache, [MEMBERS.amara]);
+    const from = Date.parse('2026-11-26T00:00:00Z');
+    const parts = [auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, from + 86_400_000, 1];
+    await cache.set(MEMBERS.amara, `availability|${parts.join('|')}|${token}`, {
+      starts: [from + 43_200_000],
+      json: ['{"start":"stale"}'],
+    });
+    assert.deepEqual(starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, day, now)), want);
   });
 
   it('works the same through the Redis cache shared by processes', { skip: await skipWithoutRedis() }, async () => {
