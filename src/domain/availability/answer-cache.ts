@@ -37,8 +37,8 @@ export async function hostTokens(cache: FreeBusyCache, memberIds: readonly strin
 /**
  * The shape of the answers cached under answerKey (get-availability.ts's Answer), written into
  * the key: processes of two releases sharing a Redis cache (a rolling deploy) never read each
- * other's answers. 2: the slots' starts and their duration (the key without a shape held each
- * slot's JSON).
+ * other's answers. 2: the slots' starts alone (the key without a shape also held each slot's
+ * JSON, which a process of that release needs).
  */
 const ANSWER_SHAPE = 2;
 

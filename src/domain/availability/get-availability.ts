@@ -25,12 +25,11 @@ export interface AvailabilityQuery {
 }
 
 /**
- * An answer as the cache keeps it: the slots' starts ascending and their length in minutes (plain
- * data, so the Redis cache can hold it as JSON).
+ * An answer as the cache keeps it: the slots' starts ascending (plain data, so the Redis cache can
+ * hold it as JSON). Their length is the event type's duration, which the key pins (its updated_at).
  */
 interface Answer {
   starts: readonly number[];
-  duration: number;
   /** The last body built from this answer and the first slot it lists (the cut moves only as time passes). */
   body?: { first: number; bytes: Buffer };
 }
@@ -66,7 +65,7 @@ const slotMemo = new Map<number, Map<number, Buffer>>(); // by duration, then st
 let slotMemoSize = 0;
 const SLOT_MEMO_MAX = 20_000;
 
-export function slotBytes(start: number, minutes: number): Buffer {
+function slotBytes(start: number, minutes: number): Buffer {
   let ofDuration = slotMemo.get(minutes);
   if (ofDuration === undefined) slotMemo.set(minutes, (ofDuration = new Map()));
   let bytes = ofDuration.get(start);
@@ -226,7 +225,7 @@ export async function availabilityBody(
       'assignedToId',
     );
   }
-  let answer: Answer = { starts: [], duration: type.duration };
+  let answer: Answer = { starts: [] };
   if (chosen.length > 0) {
     const tokens = await hostTokens(cache, chosen);
     const parts = [auth.mode, type.id, type.updated_at.getTime(), type.schedule_version, from, to];
@@ -237,13 +236,13 @@ export async function availabilityBody(
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
       const perHost = await slotStartsOfHosts(db, cache, calendars, type, chosen, tokens, parts, rules, auth.mode);
       const starts = combinedStarts(perHost, rules, type.scheduling_type === 'COLLECTIVE');
-      answer = { starts, duration: type.duration };
+      answer = { starts };
       await cache.set(chosen[0], key, answer);
     }
   }
   const first = lowerBound(answer.starts, now.getTime() + type.minimum_booking_notice * MINUTE_MS);
   if (answer.body?.first !== first) {
-    answer.body = { first, bytes: answerBytes(answer.starts, answer.duration, first) };
+    answer.body = { first, bytes: answerBytes(answer.starts, type.duration, first) };
   }
   return answer.body.bytes;
 }

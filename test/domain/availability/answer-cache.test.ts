@@ -155,7 +155,7 @@ describe('availability answer cache', async () => {
     const day = { ...q, start_date: '2026-11-26', end_date: '2026-11-26' };
     const now = new Date('2026-11-23T09:00:00Z');
     const want = starts(await availabilityBody(db.pool, new MemoryFreeBusyCache(() => 0), new CalendarBusyCache(), auth, day, now));
-    // what the release before kept, under its key (no shape in it): each slot's JSON, no duration
+    // what the release before kept, under its key (no shape in it): a start at noon with its JSON
     const type = (await eventTypes.findVisibleWithHosts(db.pool, auth.organizationId, q.event_type_id))!;
     const [token] = await hostTokens(cache, [MEMBERS.amara]);
     const from = Date.parse('2026-11-26T00:00:00Z');
