@@ -159,7 +159,7 @@ function engineInput(): { hosts: HostInput[]; from: number; to: number } {
       timezone: ZONES[h % ZONES.length],
       workingHours: [{ days: WEEKDAYS, start: '09:00', end: '17:00' }],
       maxBookingsPerDay: 12,
-      busy,
+      busy: [{ starts: busy.map((b) => b.start), ends: busy.map((b) => b.end) }],
       bookingStarts: busy.map((b) => b.start),
     });
   }

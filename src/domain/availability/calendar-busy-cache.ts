@@ -1,6 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { calendarBusyOfMembers } from '../../db/queries/busy.ts';
-import type { Interval } from './intervals.ts';
+import type { BusyTimes } from './engine.ts';
 
 /** How long a member's blocks are kept without a word from the listener (a missed NOTIFY's bound). */
 export const CALENDAR_BUSY_TTL_MS = 60_000;
@@ -41,8 +41,8 @@ export class CalendarBusyCache {
     this.now = now;
   }
 
-  /** Each member's blocks that overlap [from, to), sorted; loads the members not held in one query. */
-  async overlapping(db: Db, memberIds: readonly string[], from: number, to: number): Promise<Map<string, Interval[]>> {
+  /** Each member's blocks that overlap [from, to), sorted by start; loads the members not held in one query. */
+  async overlapping(db: Db, memberIds: readonly string[], from: number, to: number): Promise<Map<string, BusyTimes>> {
     const t = this.now();
     const found = new Map<string, Entry>();
     const missing: string[] = [];
@@ -63,7 +63,7 @@ export class CalendarBusyCache {
         if (keep) this.entries.set(id, entry);
       }
     }
-    const out = new Map<string, Interval[]>();
+    const out = new Map<string, BusyTimes>();
     for (const [id, entry] of found) out.set(id, within(entry, from, to));
     return out;
   }
@@ -93,9 +93,14 @@ function sortedPairs(starts: number[], ends: number[]): { starts: Float64Array; 
  * may nest, so ends are not sorted and the scan runs from the first block; a member's calendars
  * hold a few hundred blocks in their window, which this reads in microseconds.
  */
-function within(entry: Entry, from: number, to: number): Interval[] {
-  const out: Interval[] = [];
+function within(entry: Entry, from: number, to: number): { starts: number[]; ends: number[] } {
+  const out = { starts: [] as number[], ends: [] as number[] };
   const { starts, ends } = entry;
-  for (let i = 0; i < starts.length && starts[i] < to; i++) if (ends[i] > from) out.push({ start: starts[i], end: ends[i] });
+  for (let i = 0; i < starts.length && starts[i] < to; i++) {
+    if (ends[i] > from) {
+      out.starts.push(starts[i]);
+      out.ends.push(ends[i]);
+    }
+  }
   return out;
 }

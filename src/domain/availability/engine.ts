@@ -1,4 +1,3 @@
-import type { Interval } from './intervals.ts';
 import { countPerBucket } from './intervals.ts';
 import type { Window, WorkingHoursRule } from './working-windows.ts';
 import { workingWindows } from './working-windows.ts';
@@ -10,13 +9,23 @@ import { MINUTE_MS, zoneDays } from './zone-days.ts';
  * applies are listed in docs/scheduling.md; find-slots.ts feeds it from the database.
  */
 
+/**
+ * Busy intervals [starts[i], ends[i]) in epoch milliseconds, as two arrays in step, in any order:
+ * one source's (a member's holds, out-of-office or calendar blocks) as it was read, so that the
+ * thousands of intervals of an uncached answer are never made into objects one by one.
+ */
+export interface BusyTimes {
+  starts: ArrayLike<number>;
+  ends: ArrayLike<number>;
+}
+
 export interface HostInput {
   id: string;
   timezone: string;
   workingHours: readonly WorkingHoursRule[];
   maxBookingsPerDay: number;
-  /** Active bookings (already widened by their own type's buffers) and out-of-office blocks; any order. */
-  busy: readonly Interval[];
+  /** Active bookings (already widened by their own type's buffers), out-of-office and calendar blocks, a part per source. */
+  busy: readonly BusyTimes[];
   /** Start instants of the member's active bookings, for the daily cap; any order. */
   bookingStarts: readonly number[];
 }
@@ -59,19 +68,23 @@ let scratchCounts = new Int32Array(0);
  * #ends <= x), so each is sorted on its own with a fast typed-array sort and swept together,
  * with no comparator sort of interval objects.
  */
-function mergedBusy(list: readonly Interval[]): { starts: Float64Array; ends: Float64Array; n: number } {
-  if (scratchS.length < list.length) {
-    const size = Math.max(list.length, scratchS.length * 2);
+function mergedBusy(parts: readonly BusyTimes[]): { starts: Float64Array; ends: Float64Array; n: number } {
+  let total = 0;
+  for (const part of parts) total += part.starts.length;
+  if (scratchS.length < total) {
+    const size = Math.max(total, scratchS.length * 2);
     [scratchS, scratchE, scratchStarts, scratchEnds] = [0, 1, 2, 3].map(() => new Float64Array(size));
   }
   const s = scratchS;
   const e = scratchE;
   let m = 0;
-  for (const i of list) {
-    if (i.end <= i.start) continue;
-    s[m] = i.start;
-    e[m] = i.end;
-    m++;
+  for (const { starts, ends } of parts) {
+    for (let i = 0; i < starts.length; i++) {
+      if (ends[i] <= starts[i]) continue;
+      s[m] = starts[i];
+      e[m] = ends[i];
+      m++;
+    }
   }
   const ss = s.subarray(0, m).sort();
   const es = e.subarray(0, m).sort();

@@ -2,10 +2,9 @@ import type { Db } from '../../db/pool.ts';
 import { busyOfMembers } from '../../db/queries/busy.ts';
 import type { RoutingStats } from '../../db/queries/busy.ts';
 import * as members from '../../db/queries/members.ts';
-import type { HostInput } from './engine.ts';
+import type { BusyTimes, HostInput } from './engine.ts';
 import { computeSlots } from './engine.ts';
 import type { CalendarBusyCache } from './calendar-busy-cache.ts';
-import type { Interval } from './intervals.ts';
 import { DAY_MS, MINUTE_MS } from './zone-days.ts';
 import type { EventTypeRow } from '../../db/schema.ts';
 import type { HostSchedule } from '../../db/queries/event-types.ts';
@@ -111,8 +110,12 @@ async function loadHosts(
     busyOfMembers(db, ids, mode, lo, hi, excludeBookingId, statsAt, calendars === undefined),
     calendars?.overlapping(db, ids, lo.getTime(), hi.getTime()),
   ]);
-  const byMember = new Map<string, { busy: Interval[]; bookingStarts: number[] }>();
-  for (const h of hosts) byMember.set(h.id, { busy: calendarBusy?.get(h.id) ?? [], bookingStarts: [] });
+  // the rows' arrays go to the engine as they are (one part per source), never copied
+  const byMember = new Map<string, { busy: BusyTimes[]; bookingStarts: readonly number[] }>();
+  for (const h of hosts) {
+    const blocks = calendarBusy?.get(h.id);
+    byMember.set(h.id, { busy: blocks ? [blocks] : [], bookingStarts: [] });
+  }
   const stats: RoutingStats[] = [];
   for (const r of busyRows) {
     if (r.kind === 'stats') {
@@ -121,9 +124,9 @@ async function loadHosts(
     }
     const entry = byMember.get(r.member_id);
     if (!entry) continue;
-    const { starts, ends } = r;
-    for (let i = 0; i < starts.length; i++) entry.busy.push({ start: starts[i], end: ends[i] });
-    if (r.kind === 'booking') entry.bookingStarts.push(...r.booking_starts);
+    entry.busy.push({ starts: r.starts, ends: r.ends });
+    // one booking row per member (busyOfMembers groups by member)
+    if (r.kind === 'booking') entry.bookingStarts = r.booking_starts;
   }
   const inputs = hosts.map((h) => ({
     id: h.id,

@@ -35,8 +35,17 @@ async function block(from: string, to: string): Promise<void> {
   );
 }
 const clearBlocks = () => db.pool.query('delete from calendar_busy');
-const day = (cache: CalendarBusyCache, d = '2027-03-01') =>
-  cache.overlapping(db.pool, [HANK, MEMBERS.amara], T(`${d}T00:00:00Z`), T(`${d}T00:00:00Z`) + 86_400_000);
+/** The blocks overlapping a day, by member, as intervals. */
+async function day(cache: CalendarBusyCache, d = '2027-03-01'): Promise<Map<string, { start: number; end: number }[]>> {
+  const found = await cache.overlapping(db.pool, [HANK, MEMBERS.amara], T(`${d}T00:00:00Z`), T(`${d}T00:00:00Z`) + 86_400_000);
+  const out = new Map<string, { start: number; end: number }[]>();
+  for (const [id, { starts, ends }] of found)
+    out.set(
+      id,
+      Array.from(starts, (start, i) => ({ start, end: ends[i] })),
+    );
+  return out;
+}
 
 it('answers the blocks overlapping the window, nested ones too, and an empty list for a member without any', async () => {
   await clearBlocks();

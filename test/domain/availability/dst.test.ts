@@ -113,7 +113,7 @@ describe('named DST cases', () => {
     const capped = host('America/Los_Angeles', '15:00', '23:00', {
       maxBookingsPerDay: 1,
       bookingStarts: [Date.parse('2026-11-25T01:00:00Z')],
-      busy: [{ start: Date.parse('2026-11-25T01:00:00Z'), end: Date.parse('2026-11-25T02:00:00Z') }],
+      busy: [{ starts: [Date.parse('2026-11-25T01:00:00Z')], ends: [Date.parse('2026-11-25T02:00:00Z')] }],
     });
     const left = slots(capped, '2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z');
     assert.equal(left.filter((s) => s >= '2026-11-24T23:00' && s < '2026-11-25T07:00').length, 0, 'Tuesday is full');

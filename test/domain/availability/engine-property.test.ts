@@ -92,7 +92,7 @@ function oracleHost(host: HostInput, r: SlotRules): number[] {
     if (host.bookingStarts.filter((b) => localDate(b) === day).length >= host.maxBookingsPerDay) continue;
     let blocked = false;
     for (let x = s - r.bufferBefore * MIN; x < s + (r.duration + r.bufferAfter) * MIN && !blocked; x += MIN) {
-      blocked = host.busy.some((b) => x >= b.start && x < b.end);
+      blocked = host.busy.some((b) => Array.from(b.starts).some((start, k) => x >= start && x < b.ends[k]));
     }
     if (!blocked) out.push(s);
   }
@@ -113,11 +113,12 @@ const hostArb = (from: number, span: number) =>
       { minLength: 1, maxLength: 3 },
     ),
     maxBookingsPerDay: fc.integer({ min: 0, max: 4 }),
+    // up to three sources (holds, out-of-office, calendars), each its own pair of arrays
     busy: fc.array(
       fc
-        .record({ s: minuteOf(-600, span + 600), len: minuteOf(1, 240) })
-        .map((x) => ({ start: from + x.s * MIN, end: from + (x.s + x.len) * MIN })),
-      { maxLength: 8 },
+        .array(fc.record({ s: minuteOf(-600, span + 600), len: minuteOf(1, 240) }), { maxLength: 5 })
+        .map((list) => ({ starts: list.map((x) => from + x.s * MIN), ends: list.map((x) => from + (x.s + x.len) * MIN) })),
+      { maxLength: 3 },
     ),
     bookingStarts: fc.array(
       minuteOf(-1440, span + 1440).map((m) => from + m * MIN),
