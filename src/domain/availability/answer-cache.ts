@@ -46,7 +46,8 @@ export function answerKey(parts: readonly (string | number)[], tokens: readonly 
   return `availability|${ANSWER_SHAPE}|${parts.join('|')}|${tokens.join('.')}`;
 }
 
-/** The key of one host's own slot starts (get-availability.ts): the answer's parts, that host's token. */
-export function hostKey(parts: readonly (string | number)[], token: string): string {
-  return `availability-host|${parts.join('|')}|${token}`;
+/** The keys of hosts' own slot starts (get-availability.ts): the answer's parts, each host's token. */
+export function hostKeys(parts: readonly (string | number)[], tokens: readonly string[]): string[] {
+  const prefix = `availability-host|${parts.join('|')}|`;
+  return tokens.map((token) => prefix + token);
 }

@@ -3,7 +3,7 @@ import type { HostSchedule } from '../../db/queries/event-types.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
-import { answerKey, hostKey, hostTokens } from './answer-cache.ts';
+import { answerKey, hostKeys, hostTokens } from './answer-cache.ts';
 import type { SlotRules } from './engine.ts';
 import { combinedStarts, hostsSlotStarts } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
@@ -126,19 +126,24 @@ function parse(q: AvailabilityQuery): { from: number; to: number } {
   return { from: utcOfWall(zone, first), to: utcOfWall(zone, last + DAY_MS) };
 }
 
+/** Some hosts' own slot starts, by host id, as one load computes them together. */
+type Loaded = Map<string, readonly number[]>;
+
 /**
  * Loads of hosts' starts in progress in this process, by host and key: requests that miss the
  * same host's starts at once (all those in flight just after a booking drops its host) share one
- * load rather than each reading and computing it.
+ * load rather than each reading and computing it. A load answers every host it computes, so a
+ * host's entry is the whole load, and a request waits once per load whatever the hosts it takes
+ * from it (a promise per host was a measurable part of an answer computed with every cache off).
  */
-const loading = new Map<string, Promise<readonly number[]>>();
+const loading = new Map<string, Promise<Loaded>>();
 
 /**
- * Each host's own slot starts (hostSlotStarts) with their JSON, from the cache where a host has
- * them under its current token, else computed from the database and kept there. A host's starts
- * depend on that host alone (its hours, cap, holds and calendar blocks) and on the parts of the
- * answer's key but the other hosts, so a booking, which drops its hosts' tokens, leaves the other
- * hosts' starts reusable: the next answer reads and computes only the hosts whose time changed.
+ * Each host's own slot starts (hostSlotStarts), from the cache where a host has them under its
+ * current token, else computed from the database and kept there. A host's starts depend on that
+ * host alone (its hours, cap, holds and calendar blocks) and on the parts of the answer's key but
+ * the other hosts, so a booking, which drops its hosts' tokens, leaves the other hosts' starts
+ * reusable: the next answer reads and computes only the hosts whose time changed.
  */
 async function slotStartsOfHosts(
   db: Db,
@@ -151,36 +156,47 @@ async function slotStartsOfHosts(
   rules: SlotRules,
   mode: 'test' | 'live',
 ): Promise<(readonly number[])[]> {
-  const keys = chosen.map((id, i) => hostKey(parts, tokens[i]));
+  const keys = hostKeys(parts, tokens);
   const perHost = (await Promise.all(chosen.map((id, i) => cache.get(id, keys[i])))) as (readonly number[] | undefined)[];
   const missing = new Set<string>();
-  const waits: Promise<void>[] = [];
+  const waits = new Map<Promise<Loaded>, number[]>(); // a load, and the hosts (indexes) taken from it
+  const wait = (load: Promise<Loaded>, i: number) => {
+    const hosts = waits.get(load);
+    if (hosts) hosts.push(i);
+    else waits.set(load, [i]);
+  };
   chosen.forEach((id, i) => {
     if (perHost[i] !== undefined) return;
     const pending = loading.get(`${id}|${keys[i]}`);
-    if (pending) waits.push(pending.then((found) => void (perHost[i] = found)));
+    if (pending) wait(pending, i);
     else missing.add(id);
   });
   if (missing.size > 0) {
     const load = (async () => {
       const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => missing.has(h.id));
       const inputs = await hostInputs(db, hosts, mode, new Date(rules.from), new Date(rules.to), calendars);
-      const found = new Map<string, readonly number[]>();
+      const found: Loaded = new Map();
       hostsSlotStarts(inputs, rules).forEach((starts, k) => found.set(hosts[k].id, starts));
       await Promise.all(chosen.map((id, i) => found.has(id) && cache.set(id, keys[i], found.get(id))));
       return found;
     })();
+    const names: string[] = [];
     chosen.forEach((id, i) => {
       if (!missing.has(id)) return;
       const name = `${id}|${keys[i]}`;
-      const one = load.then((found) => found.get(id) ?? []);
-      const done = () => void (loading.get(name) === one && loading.delete(name));
-      one.then(done, done);
-      loading.set(name, one);
-      waits.push(one.then((found) => void (perHost[i] = found)));
+      loading.set(name, load);
+      names.push(name);
+      wait(load, i);
     });
+    const done = () => {
+      for (const name of names) if (loading.get(name) === load) loading.delete(name);
+    };
+    load.then(done, done);
   }
-  await Promise.all(waits);
+  for (const [load, hosts] of waits) {
+    const found = await load;
+    for (const i of hosts) perHost[i] = found.get(chosen[i]) ?? [];
+  }
   return perHost as (readonly number[])[];
 }
 
