@@ -58,8 +58,11 @@ let scratchS = new Float64Array(256);
 let scratchE = new Float64Array(256);
 let scratchStarts = new Float64Array(256);
 let scratchEnds = new Float64Array(256);
-/** All zero between uses (combinedStarts clears what it counted). */
+/** Hosts per minute, for more than 255 hosts; all zero between uses (combinedStarts clears what it counted). */
 let scratchCounts = new Int32Array(0);
+/** The same a byte per minute, and as words of four minutes; all zero between uses too. */
+let scratchMinutes = new Uint8Array(0);
+let scratchWords = new Uint32Array(0);
 
 /**
  * Busy intervals joined (overlapping or touching), as two parallel arrays the slot loop scans
@@ -215,13 +218,31 @@ export function combinedStarts(
   if (perHost.length === 1) return [...perHost[0]];
   const base = Math.floor(rules.from / MINUTE_MS) * MINUTE_MS;
   const size = Math.ceil((rules.to - base) / MINUTE_MS) + 1;
-  if (scratchCounts.length < size) scratchCounts = new Int32Array(Math.max(size, scratchCounts.length * 2));
-  const hosts = scratchCounts;
-  for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
   const need = collective ? perHost.length : 1;
   const out: number[] = [];
-  for (let m = 0; m < size; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
-  hosts.fill(0, 0, size);
+  if (perHost.length > 255) {
+    if (scratchCounts.length < size) scratchCounts = new Int32Array(Math.max(size, scratchCounts.length * 2));
+    const hosts = scratchCounts;
+    for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
+    for (let m = 0; m < size; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+    hosts.fill(0, 0, size);
+    return out;
+  }
+  // A byte per minute, read four minutes at a time: most minutes start no slot (the bench's answer
+  // lists 450 of 20,000), and a zero word skips four of them at once.
+  const words = Math.ceil(size / 4);
+  if (scratchMinutes.length < words * 4) {
+    scratchMinutes = new Uint8Array(Math.max(words, scratchWords.length * 2) * 4);
+    scratchWords = new Uint32Array(scratchMinutes.buffer);
+  }
+  const hosts = scratchMinutes;
+  const quad = scratchWords;
+  for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
+  for (let w = 0; w < words; w++) {
+    if (quad[w] === 0) continue;
+    for (let m = w * 4; m < w * 4 + 4; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+  }
+  quad.fill(0, 0, words);
   return out;
 }
 

@@ -182,6 +182,34 @@ describe('availability engine vs a minute-by-minute oracle', () => {
     );
   });
 
+  it('combinedStarts counts hosts exactly however many there are (one byte per minute up to 255, wider beyond)', () => {
+    const from = Date.parse('2027-01-04T00:00:00Z');
+    const rules = { from, to: from + 3 * 1440 * MIN };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(2, 254, 255, 256, 300),
+        fc.uniqueArray(minuteOf(0, 3 * 1440 - 1), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (hostCount, shared, seed) => {
+          // every host has the shared minutes, and some of its own
+          let x = seed;
+          const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
+          const perHost = Array.from({ length: hostCount }, () => {
+            const own = new Set(shared);
+            for (let k = next() % 6; k > 0; k--) own.add(next() % (3 * 1440));
+            return [...own].sort((a, b) => a - b).map((m) => from + m * MIN);
+          });
+          const union = [...new Set(perHost.flat())].sort((a, b) => a - b);
+          const everyone = union.filter((t) => perHost.every((list) => list.includes(t)));
+          assert.deepEqual(combinedStarts(perHost, rules, false), union);
+          assert.deepEqual(combinedStarts(perHost, rules, true), everyone);
+          assert.ok(everyone.length >= shared.length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it("GET /availability's starts from each host's own list equal computeSlots' starts", () => {
     fc.assert(
       fc.property(caseArb, ({ hosts, rules }) => {
