@@ -75,18 +75,22 @@ const NONE: readonly number[] = Object.freeze([]);
 function unpacked(r: WireRow, from: number, to: number): BusyRow {
   const b = r.packed!;
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const booking_starts: number[] = [];
-  for (let at = 0; at + 16 <= b.byteLength; at += 16) {
+  // sized for every record at once (pushing grew each array several times), cut to those kept
+  const count = b.byteLength >>> 4;
+  const starts = new Array<number>(count);
+  const ends = new Array<number>(count);
+  const booking_starts = new Array<number>(count);
+  let kept = 0;
+  for (let at = 0; at < count * 16; at += 16) {
     // int8 as two halves: the number stays exact below 2^53, and no BigInt is made per hold
     const start = view.getInt32(at) * 4_294_967_296 + view.getUint32(at + 4);
     const end = start + view.getInt32(at + 8);
     if (start >= to || end <= from) continue;
-    starts.push(start);
-    ends.push(end);
-    booking_starts.push(start + view.getInt32(at + 12));
+    starts[kept] = start;
+    ends[kept] = end;
+    booking_starts[kept++] = start + view.getInt32(at + 12);
   }
+  starts.length = ends.length = booking_starts.length = kept;
   return { member_id: r.member_id, kind: 'booking', starts, ends, booking_starts, booked: null, last_booked_at: null };
 }
 
