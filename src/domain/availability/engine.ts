@@ -63,6 +63,8 @@ let scratchCounts = new Int32Array(0);
 /** The same a byte per minute, and as words of four minutes; all zero between uses too. */
 let scratchMinutes = new Uint8Array(0);
 let scratchWords = new Uint32Array(0);
+/** A host's slot starts as hostSlotStarts finds them, before they are copied out. */
+let scratchOut = new Float64Array(1024);
 
 /**
  * Busy intervals joined (overlapping or touching), as two parallel arrays the slot loop scans
@@ -129,7 +131,8 @@ export function hostSlotStarts(host: HostInput, rules: SlotRules, days?: ZoneDay
   const before = rules.bufferBefore * MINUTE_MS;
   const after = rules.bufferAfter * MINUTE_MS;
   const lowest = Math.max(rules.from, rules.earliest);
-  const out: number[] = [];
+  let out = scratchOut;
+  let k = 0;
   let j = 0;
   for (const w of windows) {
     if (w.end <= lowest || w.start >= rules.to) continue;
@@ -146,9 +149,28 @@ export function hostSlotStarts(host: HostInput, rules: SlotRules, days?: ZoneDay
       }
       // Free up to the next busy block: every grid start that ends (with buffer) before it is a slot.
       const limit = j < n ? Math.min(lastStart, bs[j] - D - after) : lastStart;
-      for (; s <= limit; s += I) out.push(s);
+      for (; s <= limit; s += I) {
+        if (k === out.length) {
+          scratchOut = new Float64Array(out.length * 2);
+          scratchOut.set(out);
+          out = scratchOut;
+        }
+        out[k++] = s;
+      }
     }
   }
+  return exact(out, k);
+}
+
+/**
+ * The first n numbers of a scratch array as an array of their own, allocated once at its size:
+ * pushing onto an empty array grew it several times over, about three times the memory of the
+ * result (a host's starts, an answer's), and the collections that caused were a large part of an
+ * answer computed with every cache off.
+ */
+function exact(values: Float64Array, n: number): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = values[i];
   return out;
 }
 
@@ -219,12 +241,18 @@ export function combinedStarts(
   const base = Math.floor(rules.from / MINUTE_MS) * MINUTE_MS;
   const size = Math.ceil((rules.to - base) / MINUTE_MS) + 1;
   const need = collective ? perHost.length : 1;
-  const out: number[] = [];
+  // index loops, not for-of: this runs over every host's every start
   if (perHost.length > 255) {
     if (scratchCounts.length < size) scratchCounts = new Int32Array(Math.max(size, scratchCounts.length * 2));
     const hosts = scratchCounts;
-    for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
-    for (let m = 0; m < size; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+    for (let h = 0; h < perHost.length; h++) {
+      const list = perHost[h];
+      for (let i = 0; i < list.length; i++) hosts[(list[i] - base) / MINUTE_MS]++;
+    }
+    let count = 0;
+    for (let m = 0; m < size; m++) if (hosts[m] >= need) count++;
+    const out = new Array<number>(count);
+    for (let m = 0, k = 0; m < size; m++) if (hosts[m] >= need) out[k++] = base + m * MINUTE_MS;
     hosts.fill(0, 0, size);
     return out;
   }
@@ -237,10 +265,20 @@ export function combinedStarts(
   }
   const hosts = scratchMinutes;
   const quad = scratchWords;
-  for (const list of perHost) for (const s of list) hosts[(s - base) / MINUTE_MS]++;
+  for (let h = 0; h < perHost.length; h++) {
+    const list = perHost[h];
+    for (let i = 0; i < list.length; i++) hosts[(list[i] - base) / MINUTE_MS]++;
+  }
+  // counted first, so that the answer is allocated once at its size
+  let count = 0;
   for (let w = 0; w < words; w++) {
     if (quad[w] === 0) continue;
-    for (let m = w * 4; m < w * 4 + 4; m++) if (hosts[m] >= need) out.push(base + m * MINUTE_MS);
+    for (let m = w * 4; m < w * 4 + 4; m++) if (hosts[m] >= need) count++;
+  }
+  const out = new Array<number>(count);
+  for (let w = 0, k = 0; w < words; w++) {
+    if (quad[w] === 0) continue;
+    for (let m = w * 4; m < w * 4 + 4; m++) if (hosts[m] >= need) out[k++] = base + m * MINUTE_MS;
   }
   quad.fill(0, 0, words);
   return out;
