@@ -187,16 +187,33 @@ export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, coll
   );
 }
 
+/**
+ * Local days and working windows, by zone (and hours) and range, kept from call to call: they are
+ * pure functions of those, the same for every answer over the same dates, and computing them
+ * again (time-zone arithmetic for each day of each schedule) was a few percent of an answer
+ * computed with every cache off. Read only, by every caller. Emptied when it reaches
+ * CALENDAR_MEMO_MAX entries.
+ */
+const daysMemo = new Map<string, ZoneDays>();
+const windowsMemo = new Map<string, Window[]>();
+const CALENDAR_MEMO_MAX = 2_000;
+
+function remembered<T>(memo: Map<string, T>, key: string, make: () => T): T {
+  let value = memo.get(key);
+  if (value === undefined) {
+    if (memo.size >= CALENDAR_MEMO_MAX) memo.clear();
+    memo.set(key, (value = make()));
+  }
+  return value;
+}
+
 /** hostSlotStarts of each host, in order; hosts in one zone share its days, and hosts with the same hours their windows. */
 export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): number[][] {
-  const daysByZone = new Map<string, ZoneDays>();
-  const windowsBySchedule = new Map<string, Window[]>();
+  const range = `${rules.from}|${rules.to}`;
   return hosts.map((h) => {
-    let zd = daysByZone.get(h.timezone);
-    if (!zd) daysByZone.set(h.timezone, (zd = zoneDays(h.timezone, rules.from, rules.to)));
-    const schedule = `${h.timezone}|${JSON.stringify(h.workingHours)}`;
-    let windows = windowsBySchedule.get(schedule);
-    if (!windows) windowsBySchedule.set(schedule, (windows = workingWindows(h.workingHours, zd)));
+    const days = `${h.timezone}|${range}`;
+    const zd = remembered(daysMemo, days, () => zoneDays(h.timezone, rules.from, rules.to));
+    const windows = remembered(windowsMemo, `${days}|${JSON.stringify(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
     return hostSlotStarts(h, rules, zd, windows);
   });
 }
