@@ -36,10 +36,10 @@ const DAY = 86_400_000;
  * (the wide statement, from member_busy_days); the two must agree.
  */
 async function startsIn(member: string, holdStart: string, from: string, to: string, mode = 'test'): Promise<string | null> {
-  const read = async (a: number, b: number) =>
-    (await busyOfMembers(db.pool, [member], mode, new Date(a), new Date(b), null))
-      .find((r) => r.kind === 'booking')
-      ?.booking_starts.join(',') ?? null;
+  const read = async (a: number, b: number) => {
+    const row = (await busyOfMembers(db.pool, [member], mode, new Date(a), new Date(b), null)).find((r) => r.kind === 'booking');
+    return row ? Array.from(row.booking_starts).join(',') : null;
+  };
   const [a, b] = [Date.parse(from), Date.parse(to)];
   assert.ok(b - a <= NARROW_WINDOW_MS);
   const narrow = await read(a, b);

@@ -27,7 +27,7 @@ export interface HostInput {
   /** Active bookings (already widened by their own type's buffers), out-of-office and calendar blocks, a part per source. */
   busy: readonly BusyTimes[];
   /** Start instants of the member's active bookings, for the daily cap; any order. */
-  bookingStarts: readonly number[];
+  bookingStarts: ArrayLike<number>;
 }
 
 export interface SlotRules {
@@ -113,7 +113,7 @@ function mergedBusy(parts: readonly BusyTimes[]): { starts: Float64Array; ends: 
   return { starts, ends, n };
 }
 
-function ascending(values: readonly number[]): ArrayLike<number> {
+function ascending(values: ArrayLike<number>): ArrayLike<number> {
   for (let i = 1; i < values.length; i++) if (values[i - 1] > values[i]) return Float64Array.from(values).sort();
   return values;
 }

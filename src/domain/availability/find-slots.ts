@@ -111,7 +111,7 @@ async function loadHosts(
     calendars?.overlapping(db, ids, lo.getTime(), hi.getTime()),
   ]);
   // the rows' arrays go to the engine as they are (one part per source), never copied
-  const byMember = new Map<string, { busy: BusyTimes[]; bookingStarts: readonly number[] }>();
+  const byMember = new Map<string, { busy: BusyTimes[]; bookingStarts: ArrayLike<number> }>();
   for (const h of hosts) {
     const blocks = calendarBusy?.get(h.id);
     byMember.set(h.id, { busy: blocks ? [blocks] : [], bookingStarts: [] });

@@ -31,8 +31,8 @@ function instant(raw: string, field: string): number {
   return t;
 }
 
-function pairs(starts: readonly number[], ends: readonly number[]): Interval[] {
-  return starts.map((start, i) => ({ start, end: ends[i] }));
+function pairs(starts: ArrayLike<number>, ends: ArrayLike<number>): Interval[] {
+  return Array.from(starts, (start, i) => ({ start, end: ends[i] }));
 }
 
 /**

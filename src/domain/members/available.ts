@@ -60,7 +60,7 @@ export async function availableMembers(
   const results = inputs.map((host) => {
     const day = dayOf.get(host.id)!;
     const open = firstOpen(host, day.from, day.to, q.duration, now);
-    return { host, day, open, booked: host.bookingStarts.filter((t) => t >= day.from && t < day.to).length };
+    return { host, day, open, booked: Array.from(host.bookingStarts).filter((t) => t >= day.from && t < day.to).length };
   });
   const unavailable = results.filter((r) => r.open === undefined);
   const next = new Map<string, number>();

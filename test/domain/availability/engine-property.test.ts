@@ -89,7 +89,7 @@ function oracleHost(host: HostInput, r: SlotRules): number[] {
     const w = windows.find((x) => s >= x.start && s < x.end);
     if (!w || (s - w.start) % (r.slotInterval * MIN) !== 0 || s + r.duration * MIN > w.end) continue;
     const day = localDate(s);
-    if (host.bookingStarts.filter((b) => localDate(b) === day).length >= host.maxBookingsPerDay) continue;
+    if (Array.from(host.bookingStarts).filter((b) => localDate(b) === day).length >= host.maxBookingsPerDay) continue;
     let blocked = false;
     for (let x = s - r.bufferBefore * MIN; x < s + (r.duration + r.bufferAfter) * MIN && !blocked; x += MIN) {
       blocked = host.busy.some((b) => Array.from(b.starts).some((start, k) => x >= start && x < b.ends[k]));
