@@ -181,19 +181,25 @@ const SCHEDULES_AGG = `coalesce(json_agg(json_build_object('id', m.id, 'timezone
                                                            'max_bookings_per_day', m.max_bookings_per_day)
                                          order by ${HOSTS.orderBy}), '[]')`;
 
+/** What GET /availability reads of an event type (findVisibleWithHosts). */
+export type AvailabilityType = Pick<
+  EventTypeRow,
+  'id' | 'updated_at' | 'duration' | 'slot_interval' | 'buffer_before' | 'buffer_after' | 'minimum_booking_notice' | 'scheduling_type'
+> & { active_host_ids: string[]; active_hosts: string; schedule_version: string };
+
 /**
- * findVisible plus the type's active hosts in host order (hostsOfTypeSql), in one round trip:
- * their ids, which a cached availability answer needs to find its cache entry, and their
- * schedules as JSON text (`active_hosts`, parsed only when the answer is computed).
+ * A visible event type (findVisible's rule) as GET /availability needs it, with its active hosts
+ * in host order (hostsOfTypeSql), in one round trip: their ids, which a cached availability answer
+ * needs to find its cache entry, and their schedules as JSON text (`active_hosts`, parsed only
+ * when the answer is computed). Only the columns the answer uses: the whole row (`et.*`, 24
+ * columns with three timestamps, a jsonb and an array to parse) was read on every request,
+ * cached or not.
  */
-export function findVisibleWithHosts(
-  db: Db,
-  organizationId: string,
-  id: string,
-): Promise<(EventTypeRow & { active_host_ids: string[]; active_hosts: string; schedule_version: string }) | undefined> {
-  return one<EventTypeRow & { active_host_ids: string[]; active_hosts: string; schedule_version: string }>(
+export function findVisibleWithHosts(db: Db, organizationId: string, id: string): Promise<AvailabilityType | undefined> {
+  return one<AvailabilityType>(
     db,
-    `select et.*, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version,
+    `select et.id, et.updated_at, et.duration, et.slot_interval, et.buffer_before, et.buffer_after, et.minimum_booking_notice,
+            et.scheduling_type, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version,
             h.ids as active_host_ids, h.schedules as active_hosts
        from event_types et
        cross join lateral (

@@ -140,7 +140,12 @@ async function loadHosts(
 }
 
 /** Engine rules of an event type for slot starts in [from, to), seen at `now`. */
-export function rulesOf(t: EventTypeRow, from: Date, to: Date, now: Date) {
+export function rulesOf(
+  t: Pick<EventTypeRow, 'duration' | 'slot_interval' | 'buffer_before' | 'buffer_after' | 'minimum_booking_notice'>,
+  from: Date,
+  to: Date,
+  now: Date,
+) {
   return {
     duration: t.duration,
     slotInterval: t.slot_interval,
