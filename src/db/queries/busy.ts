@@ -206,6 +206,8 @@ class Params {
  * faster in pgbench, but not in the benches (docs/scaling.md, "Planning is part of the busy
  * reads' cost").
  */
+const statementTexts = new Map<string, string>();
+
 export async function busyOfMembers(
   db: Db,
   memberIds: readonly string[],
@@ -263,8 +265,14 @@ export async function busyOfMembers(
          from unnest(${ids}::uuid[]) as m(id)`,
     );
   }
+  // The text depends on the combination alone (the parameters are numbered in the same order):
+  // kept, the same string comes back every time, and its hash with it, where joining 1.5 KB anew
+  // and hashing it to find the prepared statement's name came at every read.
+  const shape = `${narrow}|${excludeBookingId === null}|${withCalendars}|${statsAt === null}`;
+  let text = statementTexts.get(shape);
+  if (text === undefined) statementTexts.set(shape, (text = parts.join(' union all ')));
   const out: BusyRow[] = [];
-  for (const r of await rows<WireRow>(db, parts.join(' union all '), p.values)) {
+  for (const r of await rows<WireRow>(db, text, p.values)) {
     const row = decoded(r, baseMs, to.getTime());
     // a member whose days read hold nothing in the window has no row, as from the holds' statement
     if (row.kind !== 'booking' || row.starts.length > 0) out.push(row);
