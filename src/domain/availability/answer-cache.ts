@@ -23,15 +23,18 @@ let issued = 0;
 const newToken = () => `${PROCESS_PREFIX}${(++issued).toString(36)}`;
 
 export async function hostTokens(cache: FreeBusyCache, memberIds: readonly string[]): Promise<string[]> {
-  return Promise.all(
-    memberIds.map(async (id) => {
-      const existing = await cache.get(id, TOKEN_KEY);
-      if (typeof existing === 'string') return existing;
-      const token = newToken();
-      await cache.set(id, TOKEN_KEY, token);
-      return token;
-    }),
-  );
+  // all reads at once, then all the writes of new tokens at once: an async function per member
+  // cost a generator and two promises each
+  const found = await Promise.all(memberIds.map((id) => cache.get(id, TOKEN_KEY)));
+  const writes: Promise<void>[] = [];
+  const tokens = found.map((existing, i) => {
+    if (typeof existing === 'string') return existing;
+    const token = newToken();
+    writes.push(cache.set(memberIds[i], TOKEN_KEY, token));
+    return token;
+  });
+  await Promise.all(writes);
+  return tokens;
 }
 
 /**
