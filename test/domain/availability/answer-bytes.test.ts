@@ -35,5 +35,9 @@ describe('availability body bytes', () => {
     const many = Array.from({ length: 25_000 }, (_, i) => Date.parse('2027-01-01T00:00:00Z') + i * MINUTE);
     assert.equal(answerBytes(many, 10, 0).toString(), expected(many, 10, 0));
     assert.equal(answerBytes(starts, 30, 2).toString(), expected(starts, 30, 2));
+    // more days than it keeps (400), a slot each
+    const daily = Array.from({ length: 1_000 }, (_, i) => Date.parse('2027-01-01T09:00:00Z') + i * 1440 * MINUTE);
+    assert.equal(answerBytes(daily, 30, 0).toString(), expected(daily, 30, 0));
+    assert.equal(answerBytes(daily, 30, 990).toString(), expected(daily, 30, 990));
   });
 });
