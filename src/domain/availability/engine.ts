@@ -2,7 +2,7 @@ import { countPerBucket } from './intervals.ts';
 import type { Window, WorkingHoursRule } from './working-windows.ts';
 import { workingWindows } from './working-windows.ts';
 import type { ZoneDays } from './zone-days.ts';
-import { MINUTE_MS, zoneDays } from './zone-days.ts';
+import { DAY_MS, MINUTE_MS, zoneDays } from './zone-days.ts';
 
 /**
  * The slot engine: pure functions over sorted intervals, no database, no clock. The rules it
@@ -192,7 +192,8 @@ export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, coll
  * pure functions of those, the same for every answer over the same dates, and computing them
  * again (time-zone arithmetic for each day of each schedule) was a few percent of an answer
  * computed with every cache off. Read only, by every caller. Emptied when it reaches
- * CALENDAR_MEMO_MAX entries.
+ * CALENDAR_MEMO_MAX entries. Only ranges of a day or more are kept: a booking's check asks for
+ * its one start, a range no other call asks for again.
  */
 const daysMemo = new Map<string, ZoneDays>();
 const windowsMemo = new Map<string, Window[]>();
@@ -209,12 +210,15 @@ function remembered<T>(memo: Map<string, T>, key: string, make: () => T): T {
 
 /** hostSlotStarts of each host, in order; hosts in one zone share its days, and hosts with the same hours their windows. */
 export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): number[][] {
-  const range = `${rules.from}|${rules.to}`;
+  const keep = rules.to - rules.from >= DAY_MS;
+  const days = keep ? daysMemo : new Map<string, ZoneDays>();
+  const windows = keep ? windowsMemo : new Map<string, Window[]>();
+  const range = keep ? `|${rules.from}|${rules.to}` : '';
   return hosts.map((h) => {
-    const days = `${h.timezone}|${range}`;
-    const zd = remembered(daysMemo, days, () => zoneDays(h.timezone, rules.from, rules.to));
-    const windows = remembered(windowsMemo, `${days}|${JSON.stringify(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
-    return hostSlotStarts(h, rules, zd, windows);
+    const zone = h.timezone + range;
+    const zd = remembered(days, zone, () => zoneDays(h.timezone, rules.from, rules.to));
+    const hours = remembered(windows, `${zone}|${JSON.stringify(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
+    return hostSlotStarts(h, rules, zd, hours);
   });
 }
 
