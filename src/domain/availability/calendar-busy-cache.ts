@@ -12,6 +12,8 @@ interface Entry {
   /** the member's blocks as the last sync stored them, by start (ends in step) */
   starts: Float64Array;
   ends: Float64Array;
+  /** the latest end of the blocks up to each one (never decreasing), to find the first that reaches a window */
+  reach: Float64Array;
 }
 
 /**
@@ -41,7 +43,12 @@ export class CalendarBusyCache {
     this.now = now;
   }
 
-  /** Each member's blocks that overlap [from, to), sorted by start; loads the members not held in one query. */
+  /**
+   * Each member's blocks that overlap [from, to), sorted by start, as views of the entry (no
+   * copy); loads the members not held in one query. Blocks may nest, so the views can also hold
+   * a block that ends before `from` inside the run of those that reach it: a window is the busy
+   * time a range's slots can meet, so such a block meets none of them.
+   */
   async overlapping(db: Db, memberIds: readonly string[], from: number, to: number): Promise<Map<string, BusyTimes>> {
     const t = this.now();
     const found = new Map<string, Entry>();
@@ -54,8 +61,10 @@ export class CalendarBusyCache {
     if (missing.length > 0) {
       const generation = this.generation;
       const rows = await calendarBusyOfMembers(db, missing);
-      const loaded = new Map<string, Entry>(missing.map((id) => [id, { until: t + CALENDAR_BUSY_TTL_MS, starts: EMPTY, ends: EMPTY }]));
-      for (const r of rows) loaded.set(r.member_id, { until: t + CALENDAR_BUSY_TTL_MS, ...sortedPairs(r.starts, r.ends) });
+      const loaded = new Map<string, Entry>(
+        missing.map((id) => [id, { until: t + CALENDAR_BUSY_TTL_MS, starts: EMPTY, ends: EMPTY, reach: EMPTY }]),
+      );
+      for (const r of rows) loaded.set(r.member_id, { until: t + CALENDAR_BUSY_TTL_MS, ...sortedBlocks(r.starts, r.ends) });
       const keep = generation === this.generation;
       if (keep && this.entries.size + loaded.size > MAX_MEMBERS) this.entries.clear();
       for (const [id, entry] of loaded) {
@@ -83,24 +92,35 @@ export class CalendarBusyCache {
 
 const EMPTY = new Float64Array(0);
 
-function sortedPairs(starts: number[], ends: number[]): { starts: Float64Array; ends: Float64Array } {
+function sortedBlocks(starts: number[], ends: number[]): Pick<Entry, 'starts' | 'ends' | 'reach'> {
   const order = starts.map((_, i) => i).sort((a, b) => starts[a] - starts[b]);
-  return { starts: Float64Array.from(order, (i) => starts[i]), ends: Float64Array.from(order, (i) => ends[i]) };
+  const sorted = { starts: Float64Array.from(order, (i) => starts[i]), ends: Float64Array.from(order, (i) => ends[i]) };
+  const reach = new Float64Array(sorted.ends.length);
+  for (let i = 0, latest = -Infinity; i < reach.length; i++) reach[i] = latest = Math.max(latest, sorted.ends[i]);
+  return { ...sorted, reach };
+}
+
+/** The first index in ascending `values` whose value is above `t` (`orEqual`: at least `t`), or their length. */
+function firstPast(values: Float64Array, t: number, orEqual: boolean): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] > t || (orEqual && values[mid] === t)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /**
- * The blocks overlapping [from, to): those starting before `to` whose end is after `from`. Blocks
- * may nest, so ends are not sorted and the scan runs from the first block; a member's calendars
- * hold a few hundred blocks in their window, which this reads in microseconds.
+ * The run of blocks from the first that ends after `from` (by the latest end so far) to the last
+ * that starts before `to`: two binary searches and two views. The blocks were copied one by one
+ * before, into arrays grown push by push, for every host of every answer computed.
  */
-function within(entry: Entry, from: number, to: number): { starts: number[]; ends: number[] } {
-  const out = { starts: [] as number[], ends: [] as number[] };
-  const { starts, ends } = entry;
-  for (let i = 0; i < starts.length && starts[i] < to; i++) {
-    if (ends[i] > from) {
-      out.starts.push(starts[i]);
-      out.ends.push(ends[i]);
-    }
-  }
-  return out;
+function within(entry: Entry, from: number, to: number): BusyTimes {
+  const first = firstPast(entry.reach, from, false);
+  const end = firstPast(entry.starts, to, true);
+  return first >= end
+    ? { starts: EMPTY, ends: EMPTY }
+    : { starts: entry.starts.subarray(first, end), ends: entry.ends.subarray(first, end) };
 }

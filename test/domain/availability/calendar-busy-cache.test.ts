@@ -63,6 +63,25 @@ it('answers the blocks overlapping the window, nested ones too, and an empty lis
   assert.deepEqual(got.get(MEMBERS.amara), []);
 });
 
+it('may add a block that ends before the window inside a run that reaches it, never one that starts after', async () => {
+  await clearBlocks();
+  await block('2027-02-27T08:00:00Z', '2027-02-27T09:00:00Z'); // wholly before: left out
+  await block('2027-02-28T20:00:00Z', '2027-03-01T02:00:00Z'); // reaches in
+  await block('2027-02-28T21:00:00Z', '2027-02-28T22:00:00Z'); // inside the one before, ends before the window
+  await block('2027-03-01T08:00:00Z', '2027-03-01T09:00:00Z');
+  await block('2027-03-02T00:00:00Z', '2027-03-02T01:00:00Z'); // starts where the window ends: left out
+  const got = (await day(new CalendarBusyCache())).get(HANK)!;
+  const from = T('2027-03-01T00:00:00Z');
+  const overlapping = got.filter((b) => b.end > from);
+  assert.deepEqual(overlapping, [
+    { start: T('2027-02-28T20:00:00Z'), end: T('2027-03-01T02:00:00Z') },
+    { start: T('2027-03-01T08:00:00Z'), end: T('2027-03-01T09:00:00Z') },
+  ]);
+  // what else it holds ends before the window, and lies between blocks that reach it
+  for (const b of got.filter((x) => x.end <= from))
+    assert.deepEqual(b, { start: T('2027-02-28T21:00:00Z'), end: T('2027-02-28T22:00:00Z') });
+});
+
 it('answers from memory until the member is invalidated or the cache cleared', async () => {
   await clearBlocks();
   const cache = new CalendarBusyCache();
