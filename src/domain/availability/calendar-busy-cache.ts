@@ -1,6 +1,7 @@
 import type { Db } from '../../db/pool.ts';
 import { calendarBusyOfMembers } from '../../db/queries/busy.ts';
 import type { BusyTimes } from './engine.ts';
+import { firstIndexFrom } from './intervals.ts';
 
 /** How long a member's blocks are kept without a word from the listener (a missed NOTIFY's bound). */
 export const CALENDAR_BUSY_TTL_MS = 60_000;
@@ -100,26 +101,14 @@ function sortedBlocks(starts: number[], ends: number[]): Pick<Entry, 'starts' | 
   return { ...sorted, reach };
 }
 
-/** The first index in ascending `values` whose value is above `t` (`orEqual`: at least `t`), or their length. */
-function firstPast(values: Float64Array, t: number, orEqual: boolean): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (values[mid] > t || (orEqual && values[mid] === t)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
 /**
  * The run of blocks from the first that ends after `from` (by the latest end so far) to the last
  * that starts before `to`: two binary searches and two views. The blocks were copied one by one
  * before, into arrays grown push by push, for every host of every answer computed.
  */
 function within(entry: Entry, from: number, to: number): BusyTimes {
-  const first = firstPast(entry.reach, from, false);
-  const end = firstPast(entry.starts, to, true);
+  const first = firstIndexFrom(entry.reach, from, true);
+  const end = firstIndexFrom(entry.starts, to);
   return first >= end
     ? { starts: EMPTY, ends: EMPTY }
     : { starts: entry.starts.subarray(first, end), ends: entry.ends.subarray(first, end) };

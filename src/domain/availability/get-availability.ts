@@ -9,6 +9,7 @@ import { combinedStarts, hostsSlotStarts } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
 import type { CalendarBusyCache } from './calendar-busy-cache.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
+import { firstIndexFrom } from './intervals.ts';
 import { DAY_MS, MINUTE_MS, parseWallDate, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
 import { isMemberId } from '../members/member-id.ts';
@@ -230,18 +231,6 @@ async function slotStartsOfHosts(
   return perHost as (readonly number[])[];
 }
 
-/** First index whose start is >= t. */
-function lowerBound(starts: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * GET /availability: the slots of an event type whose starts fall on the local dates
  * start_date..end_date (inclusive) in `timezone` (decisions.md §4), as the JSON body. The
@@ -286,7 +275,7 @@ export async function availabilityBody(
       await cache.set(chosen[0], key, answer);
     }
   }
-  const first = lowerBound(answer.starts, now.getTime() + type.minimum_booking_notice * MINUTE_MS);
+  const first = firstIndexFrom(answer.starts, now.getTime() + type.minimum_booking_notice * MINUTE_MS);
   if (answer.body?.first !== first) {
     answer.body = { first, bytes: answerBytes(answer.starts, type.duration, first) };
   }

@@ -30,3 +30,15 @@ export function countPerBucket(points: ArrayLike<number>, bounds: readonly numbe
   }
   return counts;
 }
+
+/** The first index of the ascending `values` at or after `t` (`after`: strictly after it), or their length. */
+export function firstIndexFrom(values: ArrayLike<number>, t: number, after = false): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] > t || (!after && values[mid] === t)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
