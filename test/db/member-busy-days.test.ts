@@ -7,6 +7,7 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import type { TestBooking } from '../domain/availability/scheduling-fixtures.ts';
 import { busyRecordHex, insertBooking } from '../domain/availability/scheduling-fixtures.ts';
+import { busyOfMembers } from '../../src/db/queries/busy.ts';
 
 // member_busy_days (migration 082) is what availability and free/busy read over a range of days;
 // trigger booking_members_busy_days keeps it from the holds. Whatever happens to the holds, it
@@ -134,4 +135,42 @@ it('loses no change when two transactions change the same day at once', async ()
   await assertInStep('after both committed');
   const day = await db.pool.query(`select length(holds) as bytes from member_busy_days`);
   assert.deepEqual(day.rows, [{ bytes: 16 }], 'the appended hold alone');
+});
+
+it("busyOfMembers hands a range of days' holds over sorted by start, however they were made", async () => {
+  // made out of order within each day and across days; buffers differ, so the booking starts
+  // (the interval's start plus its buffer before) must stay with their own intervals
+  const made = [
+    ['2027-06-15T15:00:00Z', 0],
+    ['2027-06-14T16:00:00Z', 10],
+    ['2027-06-14T09:00:00Z', 0],
+    ['2027-06-15T08:00:00Z', 30],
+    ['2027-06-14T12:00:00Z', 5],
+    ['2027-06-16T07:00:00Z', 0],
+    ['2027-06-15T11:00:00Z', 15],
+  ] as const;
+  for (const [start, bufferBefore] of made) await hold(start, { bufferBefore });
+  const rows = await busyOfMembers(
+    db.pool,
+    [MEMBERS.jonas],
+    'test',
+    new Date('2027-06-13T00:00:00Z'),
+    new Date('2027-06-18T00:00:00Z'),
+    null,
+  );
+  const bookings = rows.filter((r) => r.kind === 'booking');
+  assert.equal(bookings.length, 1);
+  const expected = made.map(([start, before]) => ({ start: Date.parse(start), before: before * 60_000 })).sort((a, b) => a.start - b.start);
+  assert.deepEqual(
+    Array.from(bookings[0].booking_starts),
+    expected.map((e) => e.start),
+  );
+  assert.deepEqual(
+    Array.from(bookings[0].starts),
+    expected.map((e) => e.start - e.before),
+  );
+  assert.deepEqual(
+    Array.from(bookings[0].ends),
+    expected.map((e) => e.start + 30 * 60_000),
+  );
 });

@@ -12,7 +12,10 @@ import type { MemberBookingCountRow } from '../schema.ts';
 export interface BusyRow {
   member_id: string;
   kind: 'booking' | 'ooo' | 'calendar' | 'stats';
-  /** booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats) */
+  /**
+   * booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats); a range of
+   * days' bookings sorted by start (unpacked), the rest in no set order
+   */
   starts: ArrayLike<number>;
   ends: ArrayLike<number>;
   /** bookings only: the booking start times, for the daily cap (empty for the other kinds) */
@@ -75,11 +78,20 @@ function numbers(csv: string | null): number[] {
 const NONE: readonly number[] = Object.freeze([]);
 
 /**
- * A member's member_busy_days records (src/db/functions/hold_busy_record.sql, 16 bytes each), the
- * holds among them that overlap [from, to): the days read reach further than the window.
+ * Hold records as member_busy_days packs them (src/db/functions/hold_busy_record.sql, 16 bytes
+ * each), the holds among them that overlap [from, to), sorted by start: the engine then joins a
+ * member's holds in one pass, with no sort (engine.ts, mergedBusy). Exported for its test.
+ *
+ * The rows come in day order as the index gives them, and a day's records in the order its holds
+ * were made, so each record is moved into place as it is read and moves back past few others, if
+ * any. Past a budget of moves (rows in another order, which no statement promises against) the
+ * rest is sorted at the end instead.
  */
-function unpacked(r: WireRow, from: number, to: number): BusyRow {
-  const b = Buffer.from(r.packed!, 'base64');
+export function decodeHolds(
+  b: Buffer,
+  from: number,
+  to: number,
+): { starts: Float64Array; ends: Float64Array; bookingStarts: Float64Array } {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   // One typed array for the three lists, outside the JavaScript heap: a JavaScript array per list
   // was the largest thing an answer computed with every cache off allocated (52 of 313 KB per
@@ -87,24 +99,44 @@ function unpacked(r: WireRow, from: number, to: number): BusyRow {
   const count = b.byteLength >>> 4;
   const all = new Float64Array(count * 3);
   let kept = 0;
+  let moves = 0;
+  const budget = 8 * count + 64;
   for (let at = 0; at < count * 16; at += 16) {
     // int8 as two halves: the number stays exact below 2^53, and no BigInt is made per hold
     const start = view.getInt32(at) * 4_294_967_296 + view.getUint32(at + 4);
     const end = start + view.getInt32(at + 8);
     if (start >= to || end <= from) continue;
-    all[kept] = start;
-    all[count + kept] = end;
-    all[2 * count + kept++] = start + view.getInt32(at + 12);
+    let i = kept++;
+    if (moves <= budget) {
+      for (; i > 0 && all[i - 1] > start; i--) {
+        all[i] = all[i - 1];
+        all[count + i] = all[count + i - 1];
+        all[2 * count + i] = all[2 * count + i - 1];
+      }
+      moves += kept - 1 - i;
+    }
+    all[i] = start;
+    all[count + i] = end;
+    all[2 * count + i] = start + view.getInt32(at + 12);
   }
-  return {
-    member_id: r.member_id,
-    kind: 'booking',
-    starts: all.subarray(0, kept),
-    ends: all.subarray(count, count + kept),
-    booking_starts: all.subarray(2 * count, 2 * count + kept),
-    booked: null,
-    last_booked_at: null,
-  };
+  const starts = all.subarray(0, kept);
+  const ends = all.subarray(count, count + kept);
+  const bookingStarts = all.subarray(2 * count, 2 * count + kept);
+  if (moves > budget) {
+    const order = Array.from(starts, (_, i) => i).sort((x, y) => starts[x] - starts[y]);
+    const [s, e, bs] = [
+      Float64Array.from(order, (i) => starts[i]),
+      Float64Array.from(order, (i) => ends[i]),
+      Float64Array.from(order, (i) => bookingStarts[i]),
+    ];
+    return { starts: s, ends: e, bookingStarts: bs };
+  }
+  return { starts, ends, bookingStarts };
+}
+
+function unpacked(r: WireRow, from: number, to: number): BusyRow {
+  const { starts, ends, bookingStarts } = decodeHolds(Buffer.from(r.packed!, 'base64'), from, to);
+  return { member_id: r.member_id, kind: 'booking', starts, ends, booking_starts: bookingStarts, booked: null, last_booked_at: null };
 }
 
 function decoded(r: WireRow, base: number, to: number): BusyRow {
@@ -134,8 +166,9 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export type RoutingStats = Pick<MemberBookingCountRow, 'member_id' | 'booked'> & { last_booked_at: Date | null };
 
-// No ORDER BY inside the aggregates: the engine sorts what it needs, and aggregates of one
-// group consume the same rows in the same order, so starts[i] and ends[i] stay a pair.
+// No ORDER BY inside these aggregates: the engine sorts what comes unsorted, and aggregates of
+// one group consume the same rows in the same order, so starts[i] and ends[i] stay a pair. (The
+// member_busy_days records come out sorted by start: decodeHolds.)
 // date_part (double precision) is much cheaper than extract (numeric).
 const EPOCH_MS = (col: string) => `(date_part('epoch', ${col}) * 1000)::bigint`;
 /** WireRow's starts and ends of [start, end) columns, the base being parameter `base`. */

@@ -154,6 +154,19 @@ describe('availability engine vs a minute-by-minute oracle', () => {
     );
   });
 
+  it('each host, its busy sources sorted by start (as busyOfMembers and the calendar cache give them): the same', () => {
+    const byStart = (b: HostInput['busy'][number]) => {
+      const order = Array.from(b.starts, (_, i) => i).sort((x, y) => b.starts[x] - b.starts[y]);
+      return { starts: order.map((i) => b.starts[i]), ends: order.map((i) => b.ends[i]) };
+    };
+    fc.assert(
+      fc.property(caseArb, ({ hosts, rules }) => {
+        for (const h of hosts) assert.deepEqual(hostSlotStarts({ ...h, busy: h.busy.map(byStart) }, rules), oracleHost(h, rules));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('union lists every start some host can take, naming exactly those hosts; COLLECTIVE is the intersection', () => {
     fc.assert(
       fc.property(caseArb, ({ hosts, rules }) => {
