@@ -270,6 +270,19 @@ function remembered<T>(memo: Map<string, T>, key: string, make: () => T): T {
   return value;
 }
 
+/**
+ * Working hours as a memo key, made once per hours object: GET /availability hands the engine
+ * the same schedule objects while an event type's hosts stay unchanged (get-availability.ts), and
+ * writing each host's hours out again for every answer was a tenth of the engine's pass.
+ */
+const hoursKeys = new WeakMap<readonly WorkingHoursRule[], string>();
+
+function hoursKey(hours: readonly WorkingHoursRule[]): string {
+  let key = hoursKeys.get(hours);
+  if (key === undefined) hoursKeys.set(hours, (key = JSON.stringify(hours)));
+  return key;
+}
+
 /** hostSlotStarts of each host, in order; hosts in one zone share its days, and hosts with the same hours their windows. */
 export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): number[][] {
   const keep = rules.to - rules.from >= DAY_MS;
@@ -279,7 +292,7 @@ export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): 
   return hosts.map((h) => {
     const zone = h.timezone + range;
     const zd = remembered(days, zone, () => zoneDays(h.timezone, rules.from, rules.to));
-    const hours = remembered(windows, `${zone}|${JSON.stringify(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
+    const hours = remembered(windows, `${zone}|${hoursKey(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
     return hostSlotStarts(h, rules, zd, hours);
   });
 }

@@ -170,6 +170,32 @@ type Loaded = Map<string, readonly number[]>;
 const loading = new Map<string, Promise<Loaded>>();
 
 /**
+ * Each event type's hosts' schedules as last parsed, with the text they came from (its
+ * `active_hosts`): read again unchanged, the text is compared, not parsed (for the bench's 20
+ * hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about 6, all of it
+ * hashing). The same objects each time also let the engine keep the hosts' working windows by
+ * the hours' identity (engine.ts). At most SCHEDULES_MAX_CHARS of text is kept, then it starts
+ * again empty. The schedules are only read.
+ */
+const schedules = new Map<string, { text: string; hosts: readonly HostSchedule[] }>();
+let schedulesChars = 0;
+const SCHEDULES_MAX_CHARS = 4_000_000;
+
+function schedulesOf(type: { id: string; active_hosts: string }): readonly HostSchedule[] {
+  const kept = schedules.get(type.id);
+  if (kept?.text === type.active_hosts) return kept.hosts;
+  const hosts = JSON.parse(type.active_hosts) as HostSchedule[];
+  if (kept) schedulesChars -= kept.text.length;
+  if (schedulesChars + type.active_hosts.length > SCHEDULES_MAX_CHARS) {
+    schedules.clear();
+    schedulesChars = 0;
+  }
+  schedules.set(type.id, { text: type.active_hosts, hosts });
+  schedulesChars += type.active_hosts.length;
+  return hosts;
+}
+
+/**
  * Each host's own slot starts (hostSlotStarts), from the cache where a host has them under its
  * current token, else computed from the database and kept there. A host's starts depend on that
  * host alone (its hours, cap, holds and calendar blocks) and on the parts of the answer's key but
@@ -180,7 +206,7 @@ async function slotStartsOfHosts(
   db: Db,
   cache: FreeBusyCache,
   calendars: CalendarBusyCache,
-  type: { active_hosts: string },
+  type: { id: string; active_hosts: string },
   chosen: readonly string[],
   tokens: readonly string[],
   parts: readonly (string | number)[],
@@ -204,7 +230,7 @@ async function slotStartsOfHosts(
   });
   if (missing.size > 0) {
     const load = (async () => {
-      const hosts = (JSON.parse(type.active_hosts) as HostSchedule[]).filter((h) => missing.has(h.id));
+      const hosts = schedulesOf(type).filter((h) => missing.has(h.id));
       const inputs = await hostInputs(db, hosts, mode, new Date(rules.from), new Date(rules.to), calendars);
       const found: Loaded = new Map();
       hostsSlotStarts(inputs, rules).forEach((starts, k) => found.set(hosts[k].id, starts));
