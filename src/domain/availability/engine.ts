@@ -63,6 +63,8 @@ let scratchCounts = new Int32Array(0);
 /** The same a byte per minute, and as words of four minutes; all zero between uses too. */
 let scratchMinutes = new Uint8Array(0);
 let scratchWords = new Uint32Array(0);
+/** A bit per minute, for the union; all zero between uses too. */
+let scratchBits = new Int32Array(0);
 /** A host's slot starts as hostSlotStarts finds them, before they are copied out. */
 let scratchOut = new Float64Array(1024);
 
@@ -325,7 +327,8 @@ export function combineSlots(
 /**
  * The starts alone of combineSlots (GET /availability lists no hosts), ascending: the union of
  * the hosts' ascending lists, or for COLLECTIVE their intersection. Starts are whole minutes in
- * [from, to), so this counts hosts per minute rather than merging lists.
+ * [from, to), so this marks (union) or counts (intersection) hosts per minute rather than merging
+ * lists.
  */
 export function combinedStarts(
   perHost: readonly (readonly number[])[],
@@ -336,7 +339,8 @@ export function combinedStarts(
   if (perHost.length === 1) return [...perHost[0]];
   const base = Math.floor(rules.from / MINUTE_MS) * MINUTE_MS;
   const size = Math.ceil((rules.to - base) / MINUTE_MS) + 1;
-  const need = collective ? perHost.length : 1;
+  if (!collective) return unionOfStarts(perHost, base, size);
+  const need = perHost.length;
   // index loops, not for-of: this runs over every host's every start
   if (perHost.length > 255) {
     if (scratchCounts.length < size) scratchCounts = new Int32Array(Math.max(size, scratchCounts.length * 2));
@@ -377,6 +381,41 @@ export function combinedStarts(
     for (let m = w * 4; m < w * 4 + 4; m++) if (hosts[m] >= need) out[k++] = base + m * MINUTE_MS;
   }
   quad.fill(0, 0, words);
+  return out;
+}
+
+/**
+ * combinedStarts' union: a bit per minute, set by each host's starts, then read 32 minutes at a
+ * time. Counting hosts per minute in bytes and reading them four at a time, as the intersection
+ * does, took 28 µs of the availability bench's answer (20 hosts, 2,200 starts over 20,160
+ * minutes), most of it reading the counts back; the bits take a quarter of that (2026-11-28).
+ */
+function unionOfStarts(perHost: readonly (readonly number[])[], base: number, size: number): number[] {
+  const words = Math.ceil(size / 32);
+  if (scratchBits.length < words) scratchBits = new Int32Array(Math.max(words, scratchBits.length * 2));
+  const bits = scratchBits;
+  for (let h = 0; h < perHost.length; h++) {
+    const list = perHost[h];
+    for (let i = 0; i < list.length; i++) {
+      const m = (list[i] - base) / MINUTE_MS;
+      bits[m >>> 5] |= 1 << (m & 31);
+    }
+  }
+  // counted first, so that the answer is allocated once at its size
+  let count = 0;
+  for (let w = 0; w < words; w++) {
+    let x = bits[w];
+    if (x === 0) continue;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    count += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+  }
+  const out = new Array<number>(count);
+  for (let w = 0, k = 0; w < words; w++) {
+    // lowest bit first: ascending minutes
+    for (let x = bits[w]; x !== 0; x &= x - 1) out[k++] = base + (w * 32 + 31 - Math.clz32(x & -x)) * MINUTE_MS;
+  }
+  bits.fill(0, 0, words);
   return out;
 }
 

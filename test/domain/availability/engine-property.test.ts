@@ -195,7 +195,7 @@ describe('availability engine vs a minute-by-minute oracle', () => {
     );
   });
 
-  it('combinedStarts counts hosts exactly however many there are (one byte per minute up to 255, wider beyond)', () => {
+  it('combinedStarts is exact however many hosts there are (union: a bit per minute; intersection: a count per minute, in a byte up to 255 hosts, wider beyond)', () => {
     const from = Date.parse('2027-01-04T00:00:00Z');
     const rules = { from, to: from + 3 * 1440 * MIN };
     fc.assert(
