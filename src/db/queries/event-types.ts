@@ -185,27 +185,25 @@ const SCHEDULES_AGG = `coalesce(json_agg(json_build_object('id', m.id, 'timezone
 export type AvailabilityType = Pick<
   EventTypeRow,
   'id' | 'updated_at' | 'duration' | 'slot_interval' | 'buffer_before' | 'buffer_after' | 'minimum_booking_notice' | 'scheduling_type'
-> & { active_host_ids: string[]; active_hosts: string; schedule_version: string };
+> & { active_hosts: string; schedule_version: string };
 
 /**
  * A visible event type (findVisible's rule) as GET /availability needs it, with its active hosts
- * in host order (hostsOfTypeSql), in one round trip: their ids, which a cached availability answer
- * needs to find its cache entry, and their schedules as JSON text (`active_hosts`, parsed only
- * when the answer is computed). Only the columns the answer uses: the whole row (`et.*`, 24
+ * in host order (hostsOfTypeSql), in one round trip: their schedules as JSON text (`active_hosts`,
+ * which get-availability.ts parses once per text and takes the hosts' ids from, for a cached
+ * answer's key as for computing one). Only the columns the answer uses: the whole row (`et.*`, 24
  * columns with three timestamps, a jsonb and an array to parse) was read on every request,
- * cached or not.
+ * cached or not; so was the hosts' ids as a uuid[], whose parse (postgres-array joining each id
+ * character by character) was about 1.5 % of the availability bench's server with every cache off.
  */
 export function findVisibleWithHosts(db: Db, organizationId: string, id: string): Promise<AvailabilityType | undefined> {
   return one<AvailabilityType>(
     db,
     `select et.id, et.updated_at, et.duration, et.slot_interval, et.buffer_before, et.buffer_after, et.minimum_booking_notice,
             et.scheduling_type, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version,
-            h.ids as active_host_ids, h.schedules as active_hosts
+            h.schedules as active_hosts
        from event_types et
-       cross join lateral (
-         select coalesce(array_agg(m.id order by ${HOSTS.orderBy}), '{}') as ids, ${SCHEDULES_AGG}::text as schedules
-           from members m where ${HOSTS.where}
-       ) h
+       cross join lateral (select ${SCHEDULES_AGG}::text as schedules from members m where ${HOSTS.where}) h
       where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
     [id, organizationId],
   );

@@ -170,29 +170,36 @@ type Loaded = Map<string, readonly number[]>;
 const loading = new Map<string, Promise<Loaded>>();
 
 /**
- * Each event type's hosts' schedules as last parsed, with the text they came from (its
- * `active_hosts`): read again unchanged, the text is compared, not parsed (for the bench's 20
- * hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about 6, all of it
- * hashing). The same objects each time also let the engine keep the hosts' working windows by
- * the hours' identity (engine.ts). At most SCHEDULES_MAX_CHARS of text is kept, then it starts
+ * Each event type's hosts' schedules (and their ids, in host order) as last parsed, with the text
+ * they came from (its `active_hosts`): read again unchanged, the text is compared, not parsed (for
+ * the bench's 20 hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about
+ * 6, all of it hashing). The same objects each time also let the engine keep the hosts' working
+ * windows by the hours' identity (engine.ts), and the same id strings keep their hashes for the
+ * maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it starts
  * again empty. The schedules are only read.
  */
-const schedules = new Map<string, { text: string; hosts: readonly HostSchedule[] }>();
+interface Schedules {
+  text: string;
+  hosts: readonly HostSchedule[];
+  ids: readonly string[];
+}
+const schedules = new Map<string, Schedules>();
 let schedulesChars = 0;
 const SCHEDULES_MAX_CHARS = 4_000_000;
 
-function schedulesOf(type: { id: string; active_hosts: string }): readonly HostSchedule[] {
+function schedulesOf(type: { id: string; active_hosts: string }): Schedules {
   const kept = schedules.get(type.id);
-  if (kept?.text === type.active_hosts) return kept.hosts;
+  if (kept?.text === type.active_hosts) return kept;
   const hosts = JSON.parse(type.active_hosts) as HostSchedule[];
+  const parsed = { text: type.active_hosts, hosts, ids: hosts.map((h) => h.id) };
   if (kept) schedulesChars -= kept.text.length;
   if (schedulesChars + type.active_hosts.length > SCHEDULES_MAX_CHARS) {
     schedules.clear();
     schedulesChars = 0;
   }
-  schedules.set(type.id, { text: type.active_hosts, hosts });
+  schedules.set(type.id, parsed);
   schedulesChars += type.active_hosts.length;
-  return hosts;
+  return parsed;
 }
 
 /**
@@ -230,7 +237,7 @@ async function slotStartsOfHosts(
   });
   if (missing.size > 0) {
     const load = (async () => {
-      const hosts = schedulesOf(type).filter((h) => missing.has(h.id));
+      const hosts = schedulesOf(type).hosts.filter((h) => missing.has(h.id));
       const inputs = await hostInputs(db, hosts, mode, new Date(rules.from), new Date(rules.to), calendars);
       const found: Loaded = new Map();
       hostsSlotStarts(inputs, rules).forEach((starts, k) => found.set(hosts[k].id, starts));
@@ -275,7 +282,7 @@ export async function availabilityBody(
   const { from, to } = parse(q);
   const type = await eventTypes.findVisibleWithHosts(db, auth.organizationId, q.event_type_id);
   if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
-  const chosen = eligibleIds(type.active_host_ids, q.assigned_to_id, type.scheduling_type);
+  const chosen = eligibleIds(schedulesOf(type).ids, q.assigned_to_id, type.scheduling_type);
   if (q.assigned_to_id !== undefined && chosen.length === 0) {
     // decisions.md §3: a filter naming another organization's (or no) member matches nothing.
     if (!(await members.findInOrganization(db, auth.organizationId, q.assigned_to_id.toLowerCase()))) {
