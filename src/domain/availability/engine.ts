@@ -83,15 +83,22 @@ let scratchOut = new Float64Array(1024);
 function mergedBusy(parts: readonly BusyTimes[]): { starts: Float64Array; ends: Float64Array; n: number } {
   let total = 0;
   let sorted = true;
+  let filled = 0; // sources with intervals
+  let only = parts[0];
   for (const part of parts) {
+    if (part.starts.length === 0) continue;
     total += part.starts.length;
+    filled++;
+    only = part;
     if (sorted && !isAscending(part.starts)) sorted = false;
   }
   if (scratchS.length < total) {
     const size = Math.max(total, scratchS.length * 2);
     [scratchS, scratchE, scratchStarts, scratchEnds] = [0, 1, 2, 3].map(() => new Float64Array(size));
   }
-  return sorted ? mergedSorted(parts) : mergedAnyOrder(parts);
+  if (!sorted) return mergedAnyOrder(parts);
+  // a host's calendars with no block in the window leave an empty source beside its holds
+  return filled <= 1 ? mergedSorted(filled === 0 ? [] : [only]) : mergedSorted(parts);
 }
 
 /** mergedBusy of sources each sorted by start: a merge of the sources, joining as it goes. */
@@ -100,7 +107,8 @@ function mergedSorted(parts: readonly BusyTimes[]): { starts: Float64Array; ends
   const ends = scratchEnds;
   let n = 0;
   if (parts.length === 1) {
-    // one source (a host with holds alone, the usual case): no choosing between sources
+    // one source (a host with holds alone, or with no calendar block in the window: the usual
+    // case): no choosing between sources
     const { starts: s, ends: e } = parts[0];
     for (let i = 0; i < s.length; i++) {
       if (e[i] <= s[i]) continue;
