@@ -31,20 +31,25 @@ const record = (h: { start: number; end: number; booking: number }) => busyRecor
 
 function check(holds: { start: number; end: number; booking: number }[], order: number[], to: number) {
   const bytes = Buffer.from(order.map((i) => record(holds[i])).join(''), 'hex');
-  const out = decodeHolds(bytes, FROM, to);
   const expected = holds.filter((h) => h.start < to && h.end > FROM);
-  assert.deepEqual(
-    Array.from(out.starts),
-    expected.map((h) => h.start),
-  );
-  assert.deepEqual(
-    Array.from(out.ends),
-    expected.map((h) => h.end),
-  );
-  assert.deepEqual(
-    Array.from(out.bookingStarts),
-    expected.map((h) => h.booking),
-  );
+  // alone, and into a part of an array shared with other members' records, which it leaves alone
+  const shared = new Float64Array(holds.length * 3 + 9).fill(-1);
+  for (const out of [decodeHolds(bytes, FROM, to), decodeHolds(bytes, FROM, to, shared, 6)]) {
+    assert.deepEqual(
+      Array.from(out.starts),
+      expected.map((h) => h.start),
+    );
+    assert.deepEqual(
+      Array.from(out.ends),
+      expected.map((h) => h.end),
+    );
+    assert.deepEqual(
+      Array.from(out.bookingStarts),
+      expected.map((h) => h.booking),
+    );
+  }
+  const outside = [...shared.subarray(0, 6), ...shared.subarray(6 + holds.length * 3)];
+  assert.deepEqual(outside, [-1, -1, -1, -1, -1, -1, -1, -1, -1]);
 }
 
 it('gives the holds overlapping the window sorted by start, in step, from days in order with their records in any order', () => {
