@@ -260,21 +260,41 @@ export function computeSlots(hosts: readonly HostInput[], rules: SlotRules, coll
 }
 
 /**
- * Local days and working windows, by zone (and hours) and range, kept from call to call: they are
- * pure functions of those, the same for every answer over the same dates, and computing them
+ * Local days and working windows, by range, then zone (and hours), kept from call to call: they
+ * are pure functions of those, the same for every answer over the same dates, and computing them
  * again (time-zone arithmetic for each day of each schedule) was a few percent of an answer
- * computed with every cache off. Read only, by every caller. Emptied when it reaches
- * CALENDAR_MEMO_MAX entries. Only ranges of a day or more are kept: a booking's check asks for
- * its one start, a range no other call asks for again.
+ * computed with every cache off. Found by range once per call, then by the hosts' own zone and
+ * hours strings, which keep their hashes from call to call (a key joined per host was hashed
+ * anew each time: a sixth of the engine's pass). Read only, by every caller. Emptied when it
+ * holds CALENDAR_MEMO_MAX entries. Only ranges of a day or more are kept: a booking's check asks
+ * for its one start, a range no other call asks for again.
  */
-const daysMemo = new Map<string, ZoneDays>();
-const windowsMemo = new Map<string, Window[]>();
+interface RangeMemo {
+  /** kept from call to call (counted against CALENDAR_MEMO_MAX), or this call's own */
+  kept: boolean;
+  days: Map<string, ZoneDays>;
+  /** by zone, then hours (hoursKey) */
+  windows: Map<string, Map<string, Window[]>>;
+}
+const rangesMemo = new Map<string, RangeMemo>();
+let calendarMemoEntries = 0;
 const CALENDAR_MEMO_MAX = 2_000;
 
-function remembered<T>(memo: Map<string, T>, key: string, make: () => T): T {
+function rangeMemo(rules: SlotRules): RangeMemo {
+  if (rules.to - rules.from < DAY_MS) return { kept: false, days: new Map(), windows: new Map() };
+  const range = `${rules.from}|${rules.to}`;
+  let memo = rangesMemo.get(range);
+  if (memo === undefined) rangesMemo.set(range, (memo = { kept: true, days: new Map(), windows: new Map() }));
+  return memo;
+}
+
+function remembered<K, T>(kept: boolean, memo: Map<K, T>, key: K, make: () => T): T {
   let value = memo.get(key);
   if (value === undefined) {
-    if (memo.size >= CALENDAR_MEMO_MAX) memo.clear();
+    if (kept && ++calendarMemoEntries > CALENDAR_MEMO_MAX) {
+      rangesMemo.clear(); // the maps in hand stay whole for this call
+      calendarMemoEntries = 1;
+    }
     memo.set(key, (value = make()));
   }
   return value;
@@ -295,14 +315,11 @@ function hoursKey(hours: readonly WorkingHoursRule[]): string {
 
 /** hostSlotStarts of each host, in order; hosts in one zone share its days, and hosts with the same hours their windows. */
 export function hostsSlotStarts(hosts: readonly HostInput[], rules: SlotRules): number[][] {
-  const keep = rules.to - rules.from >= DAY_MS;
-  const days = keep ? daysMemo : new Map<string, ZoneDays>();
-  const windows = keep ? windowsMemo : new Map<string, Window[]>();
-  const range = keep ? `|${rules.from}|${rules.to}` : '';
+  const { kept, days, windows } = rangeMemo(rules);
   return hosts.map((h) => {
-    const zone = h.timezone + range;
-    const zd = remembered(days, zone, () => zoneDays(h.timezone, rules.from, rules.to));
-    const hours = remembered(windows, `${zone}|${hoursKey(h.workingHours)}`, () => workingWindows(h.workingHours, zd));
+    const zd = remembered(kept, days, h.timezone, () => zoneDays(h.timezone, rules.from, rules.to));
+    const zoneWindows = remembered(kept, windows, h.timezone, () => new Map<string, Window[]>());
+    const hours = remembered(kept, zoneWindows, hoursKey(h.workingHours), () => workingWindows(h.workingHours, zd));
     return hostSlotStarts(h, rules, zd, hours);
   });
 }
