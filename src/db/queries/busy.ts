@@ -14,7 +14,7 @@ export interface BusyRow {
   kind: 'booking' | 'ooo' | 'calendar' | 'stats';
   /**
    * booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats); a range of
-   * days' bookings sorted by start (unpacked), the rest in no set order
+   * days' bookings sorted by start (decodeHolds), the rest in no set order
    */
   starts: ArrayLike<number>;
   ends: ArrayLike<number>;

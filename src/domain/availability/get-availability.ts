@@ -173,9 +173,9 @@ const loading = new Map<string, Promise<Loaded>>();
  * Each event type's hosts' schedules (and their ids, in host order) as last parsed, with the text
  * they came from (its `active_hosts`): read again unchanged, the text is compared, not parsed (for
  * the bench's 20 hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about
- * 6, all of it hashing). The same objects each time also let the engine keep the hosts' working
- * windows by the hours' identity (engine.ts), and the same id strings keep their hashes for the
- * maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it starts
+ * 6, all of it hashing). The same objects each time also let the engine write each host's hours
+ * out once as its windows' key (engine.ts, hoursKey), and the same id strings keep their hashes
+ * for the maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it starts
  * again empty. The schedules are only read.
  */
 interface Schedules {
