@@ -98,7 +98,7 @@ function mergedBusy(parts: readonly BusyTimes[]): { starts: Float64Array; ends: 
   }
   if (!sorted) return mergedAnyOrder(parts);
   // a host's calendars with no block in the window leave an empty source beside its holds
-  return filled <= 1 ? mergedSorted(filled === 0 ? [] : [only]) : mergedSorted(parts);
+  return mergedSorted(filled === 1 ? [only] : parts);
 }
 
 /** mergedBusy of sources each sorted by start: a merge of the sources, joining as it goes. */

@@ -175,29 +175,29 @@ const loading = new Map<string, Promise<Loaded>>();
  * the bench's 20 hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about
  * 6, all of it hashing). The same objects each time also let the engine write each host's hours
  * out once as its windows' key (engine.ts, hoursKey), and the same id strings keep their hashes
- * for the maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it starts
- * again empty. The schedules are only read.
+ * for the maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it
+ * starts again empty. The schedules are only read.
  */
 interface Schedules {
   text: string;
   hosts: readonly HostSchedule[];
   ids: readonly string[];
 }
-const schedules = new Map<string, Schedules>();
+const schedulesByType = new Map<string, Schedules>();
 let schedulesChars = 0;
 const SCHEDULES_MAX_CHARS = 4_000_000;
 
 function schedulesOf(type: { id: string; active_hosts: string }): Schedules {
-  const kept = schedules.get(type.id);
+  const kept = schedulesByType.get(type.id);
   if (kept?.text === type.active_hosts) return kept;
   const hosts = JSON.parse(type.active_hosts) as HostSchedule[];
   const parsed = { text: type.active_hosts, hosts, ids: hosts.map((h) => h.id) };
   if (kept) schedulesChars -= kept.text.length;
   if (schedulesChars + type.active_hosts.length > SCHEDULES_MAX_CHARS) {
-    schedules.clear();
+    schedulesByType.clear();
     schedulesChars = 0;
   }
-  schedules.set(type.id, parsed);
+  schedulesByType.set(type.id, parsed);
   schedulesChars += type.active_hosts.length;
   return parsed;
 }
@@ -213,7 +213,7 @@ async function slotStartsOfHosts(
   db: Db,
   cache: FreeBusyCache,
   calendars: CalendarBusyCache,
-  type: { id: string; active_hosts: string },
+  schedules: readonly HostSchedule[],
   chosen: readonly string[],
   tokens: readonly string[],
   parts: readonly (string | number)[],
@@ -237,7 +237,7 @@ async function slotStartsOfHosts(
   });
   if (missing.size > 0) {
     const load = (async () => {
-      const hosts = schedulesOf(type).hosts.filter((h) => missing.has(h.id));
+      const hosts = schedules.filter((h) => missing.has(h.id));
       const inputs = await hostInputs(db, hosts, mode, new Date(rules.from), new Date(rules.to), calendars);
       const found: Loaded = new Map();
       hostsSlotStarts(inputs, rules).forEach((starts, k) => found.set(hosts[k].id, starts));
@@ -282,7 +282,8 @@ export async function availabilityBody(
   const { from, to } = parse(q);
   const type = await eventTypes.findVisibleWithHosts(db, auth.organizationId, q.event_type_id);
   if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
-  const chosen = eligibleIds(schedulesOf(type).ids, q.assigned_to_id, type.scheduling_type);
+  const { hosts, ids } = schedulesOf(type);
+  const chosen = eligibleIds(ids, q.assigned_to_id, type.scheduling_type);
   if (q.assigned_to_id !== undefined && chosen.length === 0) {
     // decisions.md §3: a filter naming another organization's (or no) member matches nothing.
     if (!(await members.findInOrganization(db, auth.organizationId, q.assigned_to_id.toLowerCase()))) {
@@ -302,7 +303,7 @@ export async function availabilityBody(
     if (cached) answer = cached;
     else {
       const rules = { ...rulesOf(type, new Date(from), new Date(to), now), earliest: -Infinity };
-      const perHost = await slotStartsOfHosts(db, cache, calendars, type, chosen, tokens, parts, rules, auth.mode);
+      const perHost = await slotStartsOfHosts(db, cache, calendars, hosts, chosen, tokens, parts, rules, auth.mode);
       const starts = combinedStarts(perHost, rules, type.scheduling_type === 'COLLECTIVE');
       answer = { starts };
       await cache.set(chosen[0], key, answer);
