@@ -8,6 +8,13 @@ import { checkWebhookUrl } from './url-rules.ts';
 
 /** The whole attempt (connect, TLS, request, response headers and the body we read). */
 export const ATTEMPT_TIMEOUT_MS = 5000;
+/**
+ * A lookup within an attempt ends this much before the attempt does, so that a name whose
+ * servers do not answer is recorded as `dns: …`. With the same deadline for both, the attempt's
+ * timer (armed first) fired first whenever the process was late by more than the resolver's own
+ * tries take, and the record said "timeout" with no word of DNS.
+ */
+const LOOKUP_MARGIN_MS = 500;
 /** We keep at most this much of a response body, for the delivery record's error text. */
 export const RESPONSE_BODY_CAP = 4096;
 
@@ -78,6 +85,7 @@ function describe(err: unknown): string {
 /** One agent per worker process: connections are kept alive and pooled per host. */
 export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClient {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const lookupMs = Math.max(timeoutMs - LOOKUP_MARGIN_MS, timeoutMs / 2);
   // One TLS context for every connection. Given `ca` instead, each new connection would build its
   // own context, parsing the 140-odd system roots again (12 ms of CPU) and holding their native
   // memory until a garbage collection that the tiny JS wrapper never prompts: 1,000 connections
@@ -87,7 +95,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
     : undefined;
   const agent = new Agent({
     connect: {
-      lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, timeoutMs),
+      lookup: checkedLookup(opts.allowPrivate, opts.dnsServers, lookupMs),
       timeout: timeoutMs,
       ...(secureContext ? { secureContext } : {}),
     } as Agent.Options['connect'],
@@ -121,7 +129,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       const url = await checkWebhookUrl(req.url, {
         allowPrivate: opts.allowPrivate,
         dnsServers: opts.dnsServers,
-        dnsDeadlineMs: timeoutMs,
+        dnsDeadlineMs: lookupMs,
       });
       const res = await request(url, {
         method: 'POST',

@@ -69,4 +69,21 @@ describe('delivery client', () => {
     assert.match(String(out.error), /timeout/);
     assert.ok(out.durationMs >= 290 && out.durationMs < 1500, String(out.durationMs));
   });
+
+  it('a name whose servers do not answer is recorded as dns, even when the process was too late for both deadlines', async () => {
+    // The lookup never answers; once its deadline is armed, the process is held up past the
+    // attempt's too (as a loaded machine may): the lookup's deadline comes first all the same.
+    setResolver(() => {
+      setImmediate(() => {
+        const until = performance.now() + 1300;
+        while (performance.now() < until);
+      });
+      return new Promise<string[]>(() => {});
+    });
+    const client = createDeliveryClient({ allowPrivate: false, timeoutMs: 1000 });
+    const out = await client.send({ url: 'https://silent.example.com/hook', ...post });
+    await client.close();
+    assert.equal(out.ok, false);
+    assert.match(String(out.error), /^dns: DNS lookup of silent\.example\.com did not complete within 500 ms/);
+  });
 });
