@@ -258,5 +258,6 @@ try {
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await sleep(500);
-  await db.drop();
+  if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.url}`);
+  else await db.drop();
 }
