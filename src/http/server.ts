@@ -21,6 +21,7 @@ import type { RateLimitStore } from './rate-limit-store.ts';
 import { healthRoutes } from './routes/health.ts';
 import { apiRoutes } from './routes/index.ts';
 import { widgetRoutes } from './routes/widget.ts';
+import { onceEachSerializer } from './serializers.ts';
 
 export const BODY_LIMIT = 256 * 1024;
 
@@ -46,6 +47,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     frameworkErrors,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    schemaController: { compilersFactory: { buildSerializer: onceEachSerializer() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidation(app);
