@@ -13,8 +13,9 @@ export interface BusyRow {
   member_id: string;
   kind: 'booking' | 'ooo' | 'calendar' | 'stats';
   /**
-   * booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats); a range of
-   * days' bookings sorted by start (decodeHolds), the rest in no set order
+   * booking, ooo, calendar: the intervals' starts and ends, in step (empty for stats); bookings
+   * read from member_busy_days (every read but a reschedule's) sorted by start (decodeHolds),
+   * the rest in no set order
    */
   starts: ArrayLike<number>;
   ends: ArrayLike<number>;
@@ -198,16 +199,9 @@ const HOLD_BEFORE_MS = 24 * 3_600_000;
 const HOLD_AFTER_MS = 48 * 3_600_000;
 
 /**
- * Windows up to this long are one slot's (a create's or reschedule's: the slot and its local
- * days, at most about 74 h); an availability or free/busy range is at least 5 days with its reach.
- */
-export const NARROW_WINDOW_MS = 4 * 86_400_000;
-
-/**
- * Which holds overlap [from, to), for a narrow window (one slot: a create's or reschedule's), or a
- * window that leaves one booking out (which member_busy_days cannot). It asks the exclusion
- * constraint's GiST index (member, mode, during) with `during &&`: it finds about the holds that
- * overlap, and the hold insert that follows walks the same pages: 0.31–0.35 ms (pgbench, the
+ * Which holds overlap [from, to), for a read that leaves one booking out (a reschedule's slot,
+ * without the booking being moved), which member_busy_days cannot. It asks the exclusion
+ * constraint's GiST index (member, mode, during) with `during &&`: 0.31–0.35 ms (pgbench, the
  * creates bench's 4,300 holds, 20 hosts). Through the (member_id, mode, start_time) btree it was
  * 0.38–0.45 ms, since the btree's start_time range must add a hold's whole reach (72 h) to a
  * window of about 52 h. The start_time bounds (a hold overlapping [from, to) starts in
@@ -215,10 +209,10 @@ export const NARROW_WINDOW_MS = 4 * 86_400_000;
  * `from - interval '48 hours'` is stable, not immutable, so it was computed again for every row
  * scanned.
  *
- * A range of days reads member_busy_days instead (busyOfMembers). Before that table, it asked
- * the btree, bounded by start_time: the GiST index did badly there (its uuid keys overlap across
- * pages, and it read 650 buffers for 20 hosts over 14 days at 1 M bookings against 110 through
- * the btree), and the overlap was tested on the holds' epoch milliseconds.
+ * The GiST index cannot take `member_id = any(…)`, so it walks every member's holds in the
+ * window's days, not only the hosts': 405 buffers for a create's slot at 1 M bookings, 650 for
+ * 20 hosts over 14 days (against 110 through the btree). Every other read takes
+ * member_busy_days (busyOfMembers).
  */
 function holdsOverlapping(p: Params, mode: string, from: Date, to: Date): string {
   const bounds = `start_time > ${p.add(new Date(from.getTime() - HOLD_AFTER_MS))} and start_time < ${p.add(new Date(to.getTime() + HOLD_BEFORE_MS))}`;
@@ -235,11 +229,16 @@ class Params {
 }
 
 /**
- * A window longer than NARROW_WINDOW_MS (an availability or free/busy range) reads the bookings'
- * holds as member_busy_days keeps them (migration 082), a row per member and day already packed,
- * rather than the holds themselves: for the availability bench's 2,000 holds (20 hosts, 14 days)
- * that statement part took 0.23 against 1.15 ms (pgbench, one client, 2026-11-28). A narrow
- * window, and one that leaves a booking out, reads the holds (holdsOverlapping).
+ * The bookings' holds as member_busy_days keeps them (migration 082), a row per member and day
+ * already packed, rather than the holds themselves, for every read that leaves no booking out:
+ * availability and free/busy ranges, and a create's slot. For the availability bench's 2,000
+ * holds (20 hosts, 14 days) that statement part took 0.23 against 1.15 ms (pgbench, one client,
+ * 2026-11-28). A create's slot read asked the holds through the GiST index until the same
+ * evening: the days' records, with their few index pages per member, made four interleaved
+ * pairs of the creates bench do 231–263 against 210–237 creates/s, at 4.01–4.56 against
+ * 4.57–4.99 ms of PostgreSQL CPU and 2.30–2.63 against 2.51–2.88 ms of the service's per create
+ * (a slow phase of the Intel machine). A read that leaves a booking out (a reschedule's) reads
+ * the holds (holdsOverlapping).
  *
  * statsAt (a booking's start): also one 'stats' row per member, round-robin's figures for that
  * start, so a create reads its slot and its routing order in one round trip. withCalendars false:
@@ -251,11 +250,8 @@ class Params {
  * cheaper than the plan for any values, and PostgreSQL kept planning anew, 0.35 ms of the 1.47 ms
  * of PostgreSQL CPU of an uncached GET /availability (pg_stat_statements, the availability
  * bench). With nothing to drop, GET /availability's read (then of the holds themselves) settled
- * on one plan after five executions: at 1 M bookings 1.28 against 1.47 ms (pgbench). A create's
- * read is still planned per execution there. For the create's, that plan (the GiST index alone) is
- * the faster one on the creates bench's data; at 1 M one generic plan through the btree was
- * faster in pgbench, but not in the benches (docs/scaling.md, "Planning is part of the busy
- * reads' cost").
+ * on one plan after five executions: at 1 M bookings 1.28 against 1.47 ms (pgbench)
+ * (docs/scaling.md, "Planning is part of the busy reads' cost").
  */
 const statementTexts = new Map<string, string>();
 
@@ -269,13 +265,12 @@ export async function busyOfMembers(
   statsAt: Date | null = null,
   withCalendars = true,
 ): Promise<BusyRow[]> {
-  const narrow = to.getTime() - from.getTime() <= NARROW_WINDOW_MS;
   const p = new Params();
   const ids = p.add(memberIds);
   const baseMs = from.getTime(); // WireRow's base
   const base = p.add(baseMs);
   const parts: string[] = [];
-  if (!narrow && excludeBookingId === null) {
+  if (excludeBookingId === null) {
     // A hold overlapping [from, to) starts in (from - 48 h, to + 24 h): the UTC days of those
     // bounds, and unpacked drops what does not overlap.
     parts.push(
@@ -319,7 +314,7 @@ export async function busyOfMembers(
   // The text depends on the combination alone (the parameters are numbered in the same order):
   // kept, the same string comes back every time, and its hash with it, where joining 1.5 KB anew
   // and hashing it to find the prepared statement's name came at every read.
-  const shape = `${narrow}|${excludeBookingId === null}|${withCalendars}|${statsAt === null}`;
+  const shape = `${excludeBookingId === null}|${withCalendars}|${statsAt === null}`;
   let text = statementTexts.get(shape);
   if (text === undefined) statementTexts.set(shape, (text = parts.join(' union all ')));
   const out: BusyRow[] = [];
