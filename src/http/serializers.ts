@@ -19,12 +19,8 @@ export function onceEachSerializer(factory: SerializerFactory = SerializerSelect
   return (externalSchemas, options) => {
     const compile = factory(externalSchemas, options);
     const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
-    let built = byContext.get(context);
-    if (built === undefined) {
-      built = new Map();
-      byContext.set(context, built);
-    }
-    const serializers = built;
+    const serializers = byContext.get(context) ?? new Map<string, Serializer>();
+    byContext.set(context, serializers);
     return (route) => {
       const key = JSON.stringify(route.schema);
       let serialize = serializers.get(key);
