@@ -74,9 +74,10 @@ function checkedLookup(allowPrivate: boolean, dnsServers: readonly string[] | un
   };
 }
 
-function describe(err: unknown): string {
+/** An attempt's error as recorded on the delivery; `timeoutMs` is the attempt's own deadline. */
+function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete response within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete response within ${timeoutMs / 1000} s`;
   if (e.code === 'EDNSTIMEOUT' || e.code === 'ETIMEOUT') return `dns: ${e.message}`;
   const cause = e.cause?.message ?? '';
   return [e.code ?? e.cause?.code, e.message, cause && cause !== e.message ? cause : ''].filter(Boolean).join(': ').slice(0, 500);
@@ -151,7 +152,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions): DeliveryClien
       return await Promise.race([attempt(), deadline]);
     } catch (err) {
       const message =
-        (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err);
+        (err as { field?: string }).field === 'url' ? `refused: ${(err as Error).message.replace(/^url: /, '')}` : describe(err, timeoutMs);
       return { ok: false, responseStatus: null, durationMs: elapsed(), error: message };
     } finally {
       clearTimeout(timer);
