@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { listenForConfigChanges } from './db/config-changes.ts';
-import { createPool, isConnectionLoss } from './db/pool.ts';
+import { createPool, isConnectionLoss, openConnections } from './db/pool.ts';
 import { createKey } from './domain/auth/create-key.ts';
 import { clearKeyCache } from './domain/auth/keys.ts';
 import { KeyCreateError } from './domain/auth/create-key.ts';
@@ -29,6 +29,12 @@ import { createLogger, openDatabase } from './runtime.ts';
 
 /** The API's own pool in `serve`, apart from the worker's, so a job backlog never queues requests. */
 const API_CONNECTIONS = 20;
+/**
+ * Connections of each long-running pool (the API's, the worker's) opened at start and kept
+ * open however idle: a service with little traffic would otherwise meet a cold PostgreSQL
+ * backend at nearly every request (src/db/pool.ts, IDLE_CLOSE_MS; docs/operations.md).
+ */
+const KEPT_CONNECTIONS = 4;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DEMO_FILE = path.join(ROOT, 'fixtures', 'demo.json');
@@ -119,7 +125,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
   // none), so it may grow towards WORKER_CONCURRENCY only under a backlog of other jobs. Five
   // more for graphile-worker's LISTEN connection and its fetches.
   const parts: Stoppable[] = [];
-  const opening = openDatabase(config, config.workerConcurrency + 5);
+  const opening = openDatabase(config, config.workerConcurrency + 5, KEPT_CONNECTIONS);
   // Before anything is awaited: a SIGTERM that found no handler would kill the process outright
   // (a supervisor may send one as soon as "ready" is printed, and the handlers used to come
   // after that line), and one during start-up stops what has started so far, the database last
@@ -167,7 +173,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     runner.promise.then(() => workerStopped(), workerStopped);
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(redis);
-      const apiPool = createPool(db.url, API_CONNECTIONS);
+      const apiPool = createPool(db.url, API_CONNECTIONS, KEPT_CONNECTIONS);
+      parts.push({ close: () => apiPool.end() });
+      await openConnections(apiPool, KEPT_CONNECTIONS);
       observePool('api', apiPool);
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
@@ -192,7 +200,7 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
         loggerInstance: log,
       });
       parts.unshift({ close: () => app.close() });
-      parts.push({ close: () => rateLimitStore.close() }, { close: () => apiPool.end() });
+      parts.push({ close: () => rateLimitStore.close() });
       const address = await app.listen({ port: config.port, host: config.host });
       const base = config.publicUrl ?? address;
       if (demo)

@@ -4,7 +4,7 @@ import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import { startEmbedded } from './db/embedded.ts';
 import type { Pool } from './db/pool.ts';
-import { createPool } from './db/pool.ts';
+import { createPool, openConnections } from './db/pool.ts';
 import { loggerOptions } from './http/log.ts';
 
 export interface Database {
@@ -21,8 +21,11 @@ export function createLogger(config: Config): Logger {
   return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
 }
 
-/** DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting. */
-export async function openDatabase(config: Config, poolSize = 20): Promise<Database> {
+/**
+ * DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting.
+ * `kept`: connections opened now and kept open however idle (createPool's `min`).
+ */
+export async function openDatabase(config: Config, poolSize = 20, kept = 0): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {
@@ -31,9 +34,10 @@ export async function openDatabase(config: Config, poolSize = 20): Promise<Datab
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const pool = createPool(url, poolSize);
+  const pool = createPool(url, poolSize, kept);
   try {
     await pool.query('select 1');
+    await openConnections(pool, kept);
   } catch (err) {
     await pool.end().catch(() => {});
     if (stopEmbedded) await stopEmbedded().catch(() => {});

@@ -210,6 +210,11 @@ describe('booking-service CLI', () => {
       const proc = (f: string) => fs.readFileSync(`/proc/${server.child.pid}/${f}`, 'utf8').split('\0');
       assert.ok(proc('environ').includes('MALLOC_ARENA_MAX=2'));
       for (const flag of ['--max-semi-space-size=16', '--heap-growing-percent=50']) assert.ok(proc('cmdline').includes(flag), flag);
+      // the API's and the worker's pools each opened the connections they keep (src/cli.ts)
+      const open = await db.pool.query(
+        `select count(*)::int n from pg_stat_activity where datname = current_database() and application_name = 'booking-service' and pid <> pg_backend_pid()`,
+      );
+      assert.ok(open.rows[0].n >= 8, `${open.rows[0].n} connections open at start`);
       const res = await fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-ratelimit-limit'), '1000', 'live keys get 1000 requests per minute');
