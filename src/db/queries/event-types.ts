@@ -181,27 +181,53 @@ const SCHEDULES_AGG = `coalesce(json_agg(json_build_object('id', m.id, 'timezone
                                                            'max_bookings_per_day', m.max_bookings_per_day)
                                          order by ${HOSTS.orderBy}), '[]')`;
 
-/** What GET /availability reads of an event type (findVisibleWithHosts). */
+/** What GET /availability reads of an event type at every request (findVisibleForAvailability). */
 export type AvailabilityType = Pick<
   EventTypeRow,
   'id' | 'updated_at' | 'duration' | 'slot_interval' | 'buffer_before' | 'buffer_after' | 'minimum_booking_notice' | 'scheduling_type'
-> & { active_hosts: string; schedule_version: string };
+> & { schedule_version: string };
+
+/** The same with its active hosts' schedules (findVisibleWithHosts). */
+export type AvailabilityTypeWithHosts = AvailabilityType & { active_hosts: string };
 
 /**
- * A visible event type (findVisible's rule) as GET /availability needs it, with its active hosts
- * in host order (hostsOfTypeSql), in one round trip: their schedules as JSON text (`active_hosts`,
- * which get-availability.ts parses once per text and takes the hosts' ids from, for a cached
- * answer's key as for computing one). Only the columns the answer uses: the whole row (`et.*`, 24
- * columns with three timestamps, a jsonb and an array to parse) was read on every request,
- * cached or not; so was the hosts' ids as a uuid[], whose parse (postgres-array joining each id
- * character by character) was about 1.5 % of the availability bench's server with every cache off.
+ * Only the columns an answer uses: the whole row (`et.*`, 24 columns with three timestamps, a
+ * jsonb and an array to parse) was read on every request, cached or not; so was the hosts' ids
+ * as a uuid[], whose parse (postgres-array joining each id character by character) was about
+ * 1.5 % of the availability bench's server with every cache off.
  */
-export function findVisibleWithHosts(db: Db, organizationId: string, id: string): Promise<AvailabilityType | undefined> {
+const AVAILABILITY_COLUMNS = `et.id, et.updated_at, et.duration, et.slot_interval, et.buffer_before, et.buffer_after, et.minimum_booking_notice,
+            et.scheduling_type, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version`;
+
+/**
+ * A visible event type (findVisible's rule) as GET /availability needs it at every request,
+ * without its hosts: what they are is fixed by the type's row (`updated_at`) and its
+ * organization's `schedule_version`, which every change of members, their hours or teams bumps
+ * (seed), so get-availability.ts keeps the hosts it read under those two and asks
+ * findVisibleWithHosts only when either moved. Building the hosts' schedules into JSON was about
+ * half of this read: 0.11–0.18 against 0.06 ms (pgbench, one client, the availability bench's 20
+ * hosts, 2026-11-28).
+ */
+export function findVisibleForAvailability(db: Db, organizationId: string, id: string): Promise<AvailabilityType | undefined> {
   return one<AvailabilityType>(
     db,
-    `select et.id, et.updated_at, et.duration, et.slot_interval, et.buffer_before, et.buffer_after, et.minimum_booking_notice,
-            et.scheduling_type, (select o.schedule_version from organizations o where o.id = et.organization_id) as schedule_version,
-            h.schedules as active_hosts
+    `select ${AVAILABILITY_COLUMNS}
+       from event_types et
+      where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,
+    [id, organizationId],
+  );
+}
+
+/**
+ * findVisibleForAvailability's event type with its active hosts in host order (hostsOfTypeSql),
+ * in one round trip: their schedules as JSON text (`active_hosts`, which get-availability.ts
+ * parses and takes the hosts' ids from, for a cached answer's key as for computing one), read
+ * when the hosts it keeps are not those of the type's `updated_at` and `schedule_version`.
+ */
+export function findVisibleWithHosts(db: Db, organizationId: string, id: string): Promise<AvailabilityTypeWithHosts | undefined> {
+  return one<AvailabilityTypeWithHosts>(
+    db,
+    `select ${AVAILABILITY_COLUMNS}, h.schedules as active_hosts
        from event_types et
        cross join lateral (select ${SCHEDULES_AGG}::text as schedules from members m where ${HOSTS.where}) h
       where et.id = $1 and et.organization_id = $2 and et.is_active and et.deleted_at is null`,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/pool.ts';
-import type { HostSchedule } from '../../db/queries/event-types.ts';
+import type { AvailabilityType, AvailabilityTypeWithHosts, HostSchedule } from '../../db/queries/event-types.ts';
 import * as eventTypes from '../../db/queries/event-types.ts';
 import * as members from '../../db/queries/members.ts';
 import { NotFound, ValidationError } from '../errors.ts';
@@ -9,6 +9,7 @@ import { combinedStarts, hostsSlotStarts } from './engine.ts';
 import { eligibleIds, hostInputs, rulesOf } from './find-slots.ts';
 import type { CalendarBusyCache } from './calendar-busy-cache.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
+import { FREEBUSY_TTL_SECONDS } from './freebusy-cache.ts';
 import { firstIndexFrom } from './intervals.ts';
 import { DAY_MS, MINUTE_MS, parseWallDate, utcOfWall } from './zone-days.ts';
 import { isValidZone } from './zone-offsets.ts';
@@ -170,28 +171,41 @@ type Loaded = Map<string, readonly number[]>;
 const loading = new Map<string, Promise<Loaded>>();
 
 /**
- * Each event type's hosts' schedules (and their ids, in host order) as last parsed, with the text
- * they came from (its `active_hosts`): read again unchanged, the text is compared, not parsed (for
- * the bench's 20 hosts, 3.7 KB: parsing took about 16 µs, and finding the text as a Map key about
- * 6, all of it hashing). The same objects each time also let the engine write each host's hours
- * out once as its windows' key (engine.ts, hoursKey), and the same id strings keep their hashes
- * for the maps an answer looks hosts up in. At most SCHEDULES_MAX_CHARS of text is kept, then it
- * starts again empty. The schedules are only read.
+ * Each event type's hosts' schedules (and their ids, in host order) as last read, with the text
+ * they came from (findVisibleWithHosts' `active_hosts`) and the versions they were read at: the
+ * type's `updated_at` and its organization's `schedule_version`, which together fix who the hosts
+ * are and their hours (findVisibleForAvailability). An answer reads those two and takes the kept
+ * hosts while neither moved, and for at most SCHEDULES_TTL_MS, as long as a cached answer lives
+ * (a change made in the database by hand, bumping neither, shows within that time). Read again
+ * unchanged, the text is compared, not parsed, and the same objects are kept: the engine then
+ * writes each host's hours out once as its windows' key (engine.ts, hoursKey), and the same id
+ * strings keep their hashes for the maps an answer looks hosts up in. At most
+ * SCHEDULES_MAX_CHARS of text is kept, then it starts again empty. The schedules are only read.
  */
 interface Schedules {
   text: string;
+  version: string;
+  readAt: number;
   hosts: readonly HostSchedule[];
   ids: readonly string[];
 }
 const schedulesByType = new Map<string, Schedules>();
 let schedulesChars = 0;
 const SCHEDULES_MAX_CHARS = 4_000_000;
+const SCHEDULES_TTL_MS = FREEBUSY_TTL_SECONDS * 1000;
 
-function schedulesOf(type: { id: string; active_hosts: string }): Schedules {
+const versionOf = (type: AvailabilityType) => `${type.updated_at.getTime()}|${type.schedule_version}`;
+
+function keepSchedules(type: AvailabilityTypeWithHosts, readAt: number): Schedules {
+  const version = versionOf(type);
   const kept = schedulesByType.get(type.id);
-  if (kept?.text === type.active_hosts) return kept;
+  if (kept?.text === type.active_hosts) {
+    kept.version = version;
+    kept.readAt = readAt;
+    return kept;
+  }
   const hosts = JSON.parse(type.active_hosts) as HostSchedule[];
-  const parsed = { text: type.active_hosts, hosts, ids: hosts.map((h) => h.id) };
+  const parsed = { text: type.active_hosts, version, readAt, hosts, ids: hosts.map((h) => h.id) };
   if (kept) schedulesChars -= kept.text.length;
   if (schedulesChars + type.active_hosts.length > SCHEDULES_MAX_CHARS) {
     schedulesByType.clear();
@@ -200,6 +214,21 @@ function schedulesOf(type: { id: string; active_hosts: string }): Schedules {
   schedulesByType.set(type.id, parsed);
   schedulesChars += type.active_hosts.length;
   return parsed;
+}
+
+/** A visible event type of the organization and its hosts' schedules, or undefined. */
+async function typeWithSchedules(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<{ type: AvailabilityType; schedules: Schedules } | undefined> {
+  const type = await eventTypes.findVisibleForAvailability(db, organizationId, id);
+  if (!type) return undefined;
+  const kept = schedulesByType.get(type.id);
+  const readAt = Date.now();
+  if (kept && kept.version === versionOf(type) && readAt - kept.readAt < SCHEDULES_TTL_MS) return { type, schedules: kept };
+  const withHosts = await eventTypes.findVisibleWithHosts(db, organizationId, id);
+  return withHosts && { type: withHosts, schedules: keepSchedules(withHosts, readAt) };
 }
 
 /**
@@ -280,9 +309,10 @@ export async function availabilityBody(
   now: Date,
 ): Promise<Buffer> {
   const { from, to } = parse(q);
-  const type = await eventTypes.findVisibleWithHosts(db, auth.organizationId, q.event_type_id);
-  if (!type) throw new NotFound(`event type "${q.event_type_id}" not found`);
-  const { hosts, ids } = schedulesOf(type);
+  const found = await typeWithSchedules(db, auth.organizationId, q.event_type_id);
+  if (!found) throw new NotFound(`event type "${q.event_type_id}" not found`);
+  const { type, schedules } = found;
+  const { hosts, ids } = schedules;
   const chosen = eligibleIds(ids, q.assigned_to_id, type.scheduling_type);
   if (q.assigned_to_id !== undefined && chosen.length === 0) {
     // decisions.md §3: a filter naming another organization's (or no) member matches nothing.

@@ -167,6 +167,37 @@ describe('availability answer cache', async () => {
     assert.deepEqual(starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, day, now)), want);
   });
 
+  it("reads the hosts again when the event type's updated_at or the organization's schedule_version moves", async () => {
+    // no answer cache: every answer is computed, and only the kept hosts can be stale
+    const never = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+    const now = new Date('2026-11-23T09:00:00Z');
+    const answer = async () => starts(await availabilityBody(db.pool, never, new CalendarBusyCache(), auth, q, now));
+    const before = await answer();
+    assert.ok(before.some((x) => x < '12:00'));
+    const noon = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
+    const hours = (await db.pool.query('select working_hours from members where id = $1', [MEMBERS.amara])).rows[0].working_hours;
+    try {
+      // changed by hand, neither version moved: the kept hosts stand (for at most 60 s)
+      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, noon]);
+      assert.deepEqual(await answer(), before);
+      await db.pool.query(`update organizations set schedule_version = schedule_version + 1 where id = 'org_northwind'`);
+      assert.deepEqual(
+        await answer(),
+        before.filter((x) => x >= '12:00'),
+      );
+      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+      assert.deepEqual(
+        await answer(),
+        before.filter((x) => x >= '12:00'),
+        'kept again',
+      );
+      await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
+      assert.deepEqual(await answer(), before);
+    } finally {
+      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+    }
+  });
+
   it('works the same through the Redis cache shared by processes', { skip: await skipWithoutRedis() }, async () => {
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     const prefix = `test:answers:${Date.now()}`;
