@@ -19,8 +19,8 @@ export function onceEachSerializer(factory: SerializerFactory = SerializerSelect
   return (externalSchemas, options) => {
     const compile = factory(externalSchemas, options);
     const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
-    const serializers = byContext.get(context) ?? new Map<string, Serializer>();
-    byContext.set(context, serializers);
+    let serializers = byContext.get(context);
+    if (serializers === undefined) byContext.set(context, (serializers = new Map<string, Serializer>()));
     return (route) => {
       const key = JSON.stringify(route.schema);
       let serialize = serializers.get(key);

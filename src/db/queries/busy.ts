@@ -287,9 +287,7 @@ export async function busyOfMembers(
               ${LENGTH('during_start_ms', 'start_ms')} as booking_starts, null::int as booked, null::timestamptz as last_booked_at,
               null::text as packed
          from booking_members
-        where member_id = any(${ids}::uuid[]) and ${holdsOverlapping(p, mode, from, to)}${
-          excludeBookingId === null ? '' : ` and booking_id <> ${p.add(excludeBookingId)}`
-        }
+        where member_id = any(${ids}::uuid[]) and ${holdsOverlapping(p, mode, from, to)} and booking_id <> ${p.add(excludeBookingId)}
         group by member_id`,
     );
   }
