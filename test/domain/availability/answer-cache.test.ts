@@ -198,6 +198,34 @@ describe('availability answer cache', async () => {
     }
   });
 
+  it('reads the hosts again 60 s after it read them, when neither version moved', async (t) => {
+    const never = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+    const now = new Date('2026-11-23T09:00:00Z');
+    const answer = async () => starts(await availabilityBody(db.pool, never, new CalendarBusyCache(), auth, q, now));
+    t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2030-01-01T00:00:00Z') });
+    // a type updated_at no answer has read yet: this test's first answer reads the hosts
+    await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
+    const before = await answer();
+    assert.ok(before.some((x) => x < '12:00'));
+    const noon = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
+    const hours = (await db.pool.query('select working_hours from members where id = $1', [MEMBERS.amara])).rows[0].working_hours;
+    try {
+      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, noon]);
+      t.mock.timers.tick(59_000);
+      assert.deepEqual(await answer(), before, 'kept for 59 s');
+      t.mock.timers.tick(1_000);
+      assert.deepEqual(
+        await answer(),
+        before.filter((x) => x >= '12:00'),
+        'read again at 60 s',
+      );
+    } finally {
+      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+      // and the next answers read them again (the hosts kept here were read at a mocked time)
+      await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
+    }
+  });
+
   it('works the same through the Redis cache shared by processes', { skip: await skipWithoutRedis() }, async () => {
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     const prefix = `test:answers:${Date.now()}`;
