@@ -80,6 +80,7 @@ describe('GET /v1/team/members', () => {
     ['limit=0', 'limit'],
     ['limit=101', 'limit'],
     ['limit=ten', 'limit'],
+    ['limit=+2', 'limit'],
     ['offset=-1', 'offset'],
     ['is_active=maybe', 'is_active'],
     ['skills=,', 'skills'],

@@ -212,7 +212,10 @@ describe('reading, updating and deleting', () => {
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['limit=abc', 'limit'],
+      ['limit=0x5', 'limit'],
       ['offset=-1', 'offset'],
+      ['offset=%20', 'offset'],
+      ['offset=1e1', 'offset'],
       ['success=maybe', 'success'],
       ['event_type=NOPE', 'event_type'],
     ]) {

@@ -61,16 +61,59 @@ function disallowedFirst(issue: ErrorObject): ErrorObject {
   };
 }
 
+/** A number as a query string writes it: decimal digits, a sign only for a negative, no spaces. */
+const TEXT_NUMBER: Record<string, RegExp> = {
+  integer: /^-?(?:0|[1-9][0-9]*)$/,
+  number: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/,
+};
+
+/**
+ * Ajv coerces a string to a number when `data == +data`, so "0x0A", "0b11", " 10", "+10",
+ * "1e1" and "10.0" would all pass as integers. The text parts' numeric properties are checked
+ * as written first; one that is not is refused as Ajv refuses "abc" (keyword `type`).
+ */
+function plainNumbers(schema: unknown, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const numeric = Object.entries(properties).flatMap(([key, property]) => {
+    const pattern = typeof property.type === 'string' ? TEXT_NUMBER[property.type] : undefined;
+    return pattern ? [{ key, property, pattern, type: property.type as string }] : [];
+  });
+  if (numeric.length === 0) return validate;
+  const check = ((data: unknown) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    const bad = numeric.find(({ key, pattern }) => typeof values[key] === 'string' && !pattern.test(values[key]));
+    if (bad === undefined) {
+      const valid = validate(data);
+      check.errors = validate.errors;
+      return valid;
+    }
+    const issue: ErrorObject = {
+      instancePath: `/${bad.key}`,
+      schemaPath: `#/properties/${bad.key}/type`,
+      keyword: 'type',
+      params: { type: bad.type },
+      message: `must be ${bad.type}`,
+      parentSchema: bad.property as ErrorObject['parentSchema'],
+    };
+    check.errors = [issue];
+    return false;
+  }) as ValidateFunction;
+  return check;
+}
+
 /**
  * Query strings, path parameters and headers arrive as text, so they are coerced to the
- * schema's types ("limit=10" is 10). A JSON body already carries types: a "20" where an
- * integer is due, a 123 where a string is due or a "false" where a boolean is due is a 400,
- * and null is never turned into "" or 0 (Fastify's default coerces bodies too).
+ * schema's types ("limit=10" is 10), a number only as decimal digits (plainNumbers). A JSON
+ * body already carries types: a "20" where an integer is due, a 123 where a string is due or
+ * a "false" where a boolean is due is a 400, and null is never turned into "" or 0 (Fastify's
+ * default coerces bodies too).
  */
 export function installValidation(app: FastifyInstance): void {
   const text = compiler('array');
   const json = compiler(false);
-  app.setValidatorCompiler(({ schema, httpPart }) => clearErrors((httpPart === 'body' ? json : text).compile(schema)));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? clearErrors(json.compile(schema)) : plainNumbers(schema, clearErrors(text.compile(schema))),
+  );
 }
 
 /**
