@@ -270,6 +270,7 @@ describe('GET /v1/availability', () => {
       [`${INTRO}&start_date=2026-11-24&end_date=2026-11-23`, 'end_date'],
       [`${INTRO}&start_date=2026-11-01&end_date=2027-01-02`, 'end_date'],
       [`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&timezone=Mars/Base`, 'timezone'],
+      [`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&timezone=%2B01:00`, 'timezone'],
       [`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&assignedToId=not-a-uuid`, 'assignedToId'],
       [`${INTRO}&start_date=2026-11-24&end_date=2026-11-24&assignedToId=${MEMBERS.priya}`, 'assignedToId'],
     ];

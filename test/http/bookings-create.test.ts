@@ -131,9 +131,14 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['blank attendee name', { attendee: { name: '  ', email: 'a@example.com' } }, 'attendee.name'],
     ['missing attendee email', { attendee: { name: 'A' } }, 'attendee.email'],
     ['bad email', { attendee: { name: 'A', email: 'not-an-email' } }, 'attendee.email'],
+    ['email with two dots in a row', { attendee: { name: 'A', email: 'a@x..example' } }, 'attendee.email'],
+    ['email starting with a dot', { attendee: { name: 'A', email: '.a@example.com' } }, 'attendee.email'],
+    ['email with a domain label starting with a hyphen', { attendee: { name: 'A', email: 'a@-x.example' } }, 'attendee.email'],
+    ['email to an IP literal', { attendee: { name: 'A', email: 'a@[127.0.0.1]' } }, 'attendee.email'],
     ['bad phone', { attendee: { name: 'A', email: 'a@example.com', phone: 'abc' } }, 'attendee.phone'],
     ['phone with too few digits', { attendee: { name: 'A', email: 'a@example.com', phone: '(1) 2-3.4' } }, 'attendee.phone'],
     ['bad timezone', { attendee: { name: 'A', email: 'a@example.com', timezone: 'Mars/Olympus' } }, 'attendee.timezone'],
+    ['a UTC offset for a timezone', { attendee: { name: 'A', email: 'a@example.com', timezone: '+01:00' } }, 'attendee.timezone'],
     ['required custom field missing', { custom_fields: {} }, 'custom_fields.company'],
     ['SELECT value not an option', { custom_fields: { company: 'X', topic: 'crypto' } }, 'custom_fields.topic'],
     ['TEXT value not a string', { custom_fields: { company: { a: 1 } } }, 'custom_fields.company'],
@@ -161,6 +166,30 @@ describe('POST /bookings: validation names the field (400)', () => {
     await expectError(res, 400, 'validation_error');
     const n = await t.db.pool.query(`select count(*)::int as n from bookings where start_time = '2026-12-07T10:00:00Z'`);
     assert.equal(n.rows[0].n, 0);
+  });
+});
+
+describe('POST /bookings: email addresses and time zones, one rule everywhere', () => {
+  it('an internationalized address is taken and found by the list filter; a zone name in any case is stored as IANA writes it', async () => {
+    const attendee = { name: 'Zoë', email: 'zoë@bücher.example', timezone: 'europe/london' };
+    const res = await create(t, introBody('2026-12-11T10:00:00Z', { attendee }));
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.booking.attendee, { ...attendee, phone: null, timezone: 'Europe/London' });
+    const q = encodeURIComponent(attendee.email);
+    const found = await t.request('GET', `/v1/bookings?attendee_email=${q}`, { key: KEYS.secret });
+    assert.equal(found.status, 200, found.text);
+    assert.deepEqual(
+      found.body.bookings.map((b: { id: string }) => b.id),
+      [res.body.booking.id],
+    );
+  });
+
+  it('an address a booking may not have is refused by the list filter too', async () => {
+    for (const email of ['a@x..example', '.a@example.com', 'a@[127.0.0.1]']) {
+      const res = await t.request('GET', `/v1/bookings?attendee_email=${encodeURIComponent(email)}`, { key: KEYS.secret });
+      assert.equal(res.status, 400, email);
+      assert.equal(res.body.error.field, 'attendee_email');
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { zoneName } from '../../lib/zones.ts';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -70,7 +71,7 @@ const validity = new Map<string, boolean>();
 export function isValidZone(name: string): boolean {
   let ok = validity.get(name);
   if (ok === undefined) {
-    ok = IANAZone.isValidZone(name);
+    ok = zoneName(name) !== undefined;
     if (validity.size < 10_000) validity.set(name, ok);
   }
   return ok;

@@ -1,9 +1,10 @@
 import { PHONE_RULE, isPhone } from '../phone.ts';
-import { IANAZone } from 'luxon';
 import type { FieldDefinition } from '../event-types/custom-field-types.ts';
 import { customFieldProblem, isBlank } from '../event-types/custom-field-types.ts';
 import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
 import { ValidationError } from '../errors.ts';
+import { isEmailAddress } from '../email-address.ts';
+import { zoneName } from '../../lib/zones.ts';
 import type { Attendee } from '../vocabulary.ts';
 
 /** Documented in docs/bookings.md. */
@@ -16,8 +17,6 @@ export const LIMITS = {
   metadataBytes: 16 * 1024,
   reasonLength: 500,
 } as const;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The attendee's fields, in the API's order. */
 export const ATTENDEE_FIELDS = ['name', 'email', 'phone', 'timezone'] as const;
@@ -39,7 +38,7 @@ function checkName(value: unknown, field: string): string {
 function checkEmail(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(`field "${field}" is required`, field);
   const email = value.trim();
-  if (email.length > LIMITS.emailLength || !EMAIL.test(email)) {
+  if (email.length > LIMITS.emailLength || !isEmailAddress(email)) {
     throw new ValidationError(`field "${field}" must be an email address`, field);
   }
   return email;
@@ -55,10 +54,9 @@ function checkPhone(value: unknown, field: string): string | null {
 
 function checkTimezone(value: unknown, field: string): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !IANAZone.isValidZone(value)) {
-    throw new ValidationError(`field "${field}" must be an IANA time zone such as "Europe/Berlin"`, field);
-  }
-  return value;
+  const name = typeof value === 'string' ? zoneName(value) : undefined;
+  if (name === undefined) throw new ValidationError(`field "${field}" must be an IANA time zone such as "Europe/Berlin"`, field);
+  return name;
 }
 
 /** The attendee of a new booking: name and email required. */

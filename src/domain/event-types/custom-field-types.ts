@@ -1,4 +1,5 @@
 import { parseDate } from '../../lib/dates.ts';
+import { isEmailAddress } from '../email-address.ts';
 import { PHONE_RULE, isPhone } from '../phone.ts';
 /**
  * Custom-field types. The spec shows TEXT and SELECT; the rest are the ones booking forms of
@@ -28,8 +29,6 @@ export interface FieldDefinition {
   options: string[] | null;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 /** Returns why a value does not fit its field, or null when it does. */
 export function customFieldProblem(field: FieldDefinition, value: unknown): string | null {
   const options = field.options ?? [];
@@ -51,7 +50,7 @@ export function customFieldProblem(field: FieldDefinition, value: unknown): stri
         ? null
         : `must be a list of distinct values from: ${options.join(', ')}`;
     case 'EMAIL':
-      return typeof value === 'string' && EMAIL.test(value) ? null : 'must be an email address';
+      return typeof value === 'string' && isEmailAddress(value) ? null : 'must be an email address';
     case 'PHONE':
       return typeof value === 'string' && isPhone(value) ? null : 'must be a phone number';
     case 'DATE':

@@ -1,5 +1,6 @@
-import { IANAZone } from 'luxon';
 import { parseDateTime } from '../../lib/dates.ts';
+import { zoneName } from '../../lib/zones.ts';
+import { isEmailAddress } from '../email-address.ts';
 import { PUBLISHABLE_SCOPES, isScope, parseKey } from '../auth/scopes.ts';
 import { CUSTOM_FIELD_TYPES } from '../event-types/custom-field-types.ts';
 import { CUSTOM_FIELD_KEY_PATTERN, EVENT_TYPE_LIMITS, SLUG_PATTERN } from '../event-types/limits.ts';
@@ -98,7 +99,6 @@ export interface SeedFile {
 type Obj = Record<string, unknown>;
 const DAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PROVIDERS = ['GOOGLE', 'MICROSOFT', 'APPLE', 'CALDAV'];
 const SYNCED = ['CALDAV', 'APPLE'];
 const SYNC = ['PENDING', 'SYNCING', 'SUCCESS', 'ERROR', 'NEEDS_REAUTH'];
@@ -172,9 +172,9 @@ function member(raw: unknown, p: string, teams: Set<string>): SeedMember {
   const teamId = reqStr(m.team_id, `${p}.team_id`);
   if (!teams.has(teamId)) fail(`${p}.team_id`, `unknown team "${teamId}"`);
   const email = reqStr(m.email, `${p}.email`, 254);
-  if (!EMAIL.test(email)) fail(`${p}.email`, `not an email address: "${email}"`);
-  const timezone = reqStr(m.timezone, `${p}.timezone`);
-  if (!IANAZone.isValidZone(timezone)) fail(`${p}.timezone`, `unknown time zone "${timezone}"`);
+  if (!isEmailAddress(email)) fail(`${p}.email`, `not an email address: "${email}"`);
+  const written = reqStr(m.timezone, `${p}.timezone`);
+  const timezone = zoneName(written) ?? fail(`${p}.timezone`, `unknown time zone "${written}"`);
   const hours = arr(m.working_hours, `${p}.working_hours`, true).map((w, i) => {
     const wp = `${p}.working_hours[${i}]`;
     const o = obj(w, wp);
@@ -300,8 +300,8 @@ function calendar(raw: unknown, p: string, teams: Set<string>, members: Map<stri
   if (!members.has(userId)) fail(`${p}.userId`, `unknown member "${userId}"`);
   const teamId = reqStr(c.teamId, `${p}.teamId`);
   if (!teams.has(teamId)) fail(`${p}.teamId`, `unknown team "${teamId}"`);
-  const timezone = str(c.timezone, `${p}.timezone`, { optional: true, nullable: true });
-  if (timezone !== null && !IANAZone.isValidZone(timezone)) fail(`${p}.timezone`, `unknown time zone "${timezone}"`);
+  const written = str(c.timezone, `${p}.timezone`, { optional: true, nullable: true });
+  const timezone = written === null ? null : (zoneName(written) ?? fail(`${p}.timezone`, `unknown time zone "${written}"`));
   const provider = oneOf(c.provider, `${p}.provider`, PROVIDERS);
   return {
     id: reqStr(c.id, `${p}.id`, 255),

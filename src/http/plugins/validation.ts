@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { isEmailAddress } from '../../domain/email-address.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { parseDate, parseDateTime } from '../../lib/dates.ts';
 import { COMPONENTS } from '../schemas/components.ts';
@@ -26,6 +27,8 @@ function compiler(coerceTypes: Options['coerceTypes']): Ajv {
   // (ajv-formats' own date-time takes a space for the T and a leap second).
   ajv.addFormat('date', { type: 'string', validate: (s: string) => parseDate(s) !== undefined });
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseDateTime(s) !== undefined });
+  // and the one email rule, so the list's attendee_email filter takes every address a booking may have
+  ajv.addFormat('email', { type: 'string', validate: isEmailAddress });
   // the named schemas that route schemas $ref (src/http/schemas/components.ts)
   for (const schema of COMPONENTS) ajv.addSchema(schema);
   return ajv;
