@@ -11,8 +11,17 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** A date-time with an offset (RFC 3339, seconds optional): `2026-12-01T09:00:00Z`, `2026-12-01T10:00+01:00`. */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):(\d{2}))$/i;
 
-export const DATE_RULE = 'a calendar date YYYY-MM-DD';
-export const DATE_TIME_RULE = 'an ISO 8601 date-time with an offset, such as 2026-12-01T09:00:00Z';
+export const DATE_RULE = 'a calendar date YYYY-MM-DD, years 0001 to 9998';
+export const DATE_TIME_RULE = 'an ISO 8601 date-time with an offset, such as 2026-12-01T09:00:00Z, years 0001 to 9998 in UTC';
+
+/**
+ * The instants a client may name: years 0001 to 9998 in UTC. The service computes days around
+ * every time it is given (a slot's local days, its buffers, the day after an availability
+ * range), and an instant past 9999 or before year 1 has no ISO 8601 form PostgreSQL reads
+ * back ("+010000-01-01"): a year of margin keeps every such window writable.
+ */
+const FIRST = Date.parse('0001-01-01T00:00:00Z');
+const END = Date.parse('9999-01-01T00:00:00Z'); // excluded
 
 function daysIn(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
@@ -27,7 +36,7 @@ function midnight(y: string, m: string, d: string): number | undefined {
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
-  return date.getTime();
+  return within(date.getTime());
 }
 
 /** `YYYY-MM-DD` as the milliseconds of its midnight UTC, or undefined when it is not a real date. */
@@ -50,7 +59,11 @@ export function parseDateTime(value: string): number | undefined {
     offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
-  return day + ((hour * 60 + minute - offset) * 60 + second) * 1000 + millis;
+  return within(day + ((hour * 60 + minute - offset) * 60 + second) * 1000 + millis);
+}
+
+function within(instant: number): number | undefined {
+  return instant >= FIRST && instant < END ? instant : undefined;
 }
 
 /** A date-time, or a calendar date meaning its midnight UTC (the booking list's filters). */

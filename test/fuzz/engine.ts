@@ -213,7 +213,10 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
     case 'requested_time':
     case 'start_time':
     case 'start':
-      return [SLOT_TIMES.slice(0, 4), ['2026-11-30T10:00:00Z', '2026-11-31T10:00:00Z', '2026-12-02T10:07:00Z']];
+      return [
+        SLOT_TIMES.slice(0, 4),
+        ['2026-11-30T10:00:00Z', '2026-11-31T10:00:00Z', '2026-12-02T10:07:00Z', '9999-12-30T10:00:00Z', '9998-12-31T23:00:00-05:00'],
+      ];
     case 'end':
       return [['2026-12-09T10:00:00Z'], ['2026-11-31T10:00:00Z', '2027-03-01T00:00:00Z']];
     case 'start_date':
@@ -221,7 +224,7 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
     case 'date':
       return [
         ['2026-12-02', '2026-12-03'],
-        ['2026-11-31', '2026-02-29', '2026-12-02T00:00:00Z'],
+        ['2026-11-31', '2026-02-29', '2026-12-02T00:00:00Z', '9999-12-31', '0000-01-01'],
       ];
     case 'phone':
       return [
@@ -229,10 +232,16 @@ function hints(name: string, ids: KnownIds): [unknown[], unknown[]] | undefined 
         ['abc', '+1'],
       ];
     case 'timezone':
-      return [['Europe/London', 'America/New_York', 'UTC'], ['Mars/Olympus']];
+      return [
+        ['Europe/London', 'America/New_York', 'UTC', 'europe/london'],
+        ['Mars/Olympus', '+01:00'],
+      ];
     case 'email':
     case 'attendee_email':
-      return [['ada@example.com', 'a@b.co'], ['not-an-email']];
+      return [
+        ['ada@example.com', 'a@b.co', 'zoë@bücher.example'],
+        ['not-an-email', 'a@x..example', 'a@[127.0.0.1]'],
+      ];
     case 'url':
       return [['https://127.0.0.1:9/hook'], ['http://127.0.0.1:9/hook', 'https://10.0.0.1/x', 'ftp://x', 'https://[::1]/']];
     case 'events':

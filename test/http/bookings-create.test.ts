@@ -126,6 +126,8 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['requested_time an impossible date', { requested_time: '2026-11-31T10:00:00Z' }, 'requested_time'],
     ['requested_time with a space for the T', { requested_time: '2026-12-07 10:00:00Z' }, 'requested_time'],
     ['requested_time in the past', { requested_time: '2026-11-30T10:00:00Z' }, 'requested_time'],
+    ['requested_time past year 9998', { requested_time: '9999-12-30T10:00:00Z' }, 'requested_time'],
+    ['requested_time past year 9998 in UTC', { requested_time: '9998-12-31T23:00:00-05:00' }, 'requested_time'],
     ['missing attendee', { attendee: undefined }, 'attendee'],
     ['missing attendee name', { attendee: { email: 'a@example.com' } }, 'attendee.name'],
     ['blank attendee name', { attendee: { name: '  ', email: 'a@example.com' } }, 'attendee.name'],
@@ -190,6 +192,23 @@ describe('POST /bookings: email addresses and time zones, one rule everywhere', 
       assert.equal(res.status, 400, email);
       assert.equal(res.body.error.field, 'attendee_email');
     }
+  });
+});
+
+describe('POST /bookings: the last days a client may name', () => {
+  it('the last slot listed before 9999 is booked; its days around it are written', async () => {
+    const listed = await t.request('GET', '/v1/availability?event_type_id=et_intro_call&start_date=9998-12-24&end_date=9998-12-31', {
+      key: KEYS.secret,
+    });
+    assert.equal(listed.status, 200, listed.text);
+    const last: string = listed.body.slots.at(-1).start;
+    assert.match(last, /^9998-12-3/);
+    const res = await create(t, introBody(last));
+    assert.equal(res.status, 201, res.text);
+    const beyond = await t.request('GET', '/v1/availability?event_type_id=et_intro_call&start_date=9998-12-31&end_date=9999-01-01', {
+      key: KEYS.secret,
+    });
+    await expectError(beyond, 400, 'validation_error', 'end_date');
   });
 });
 
