@@ -206,17 +206,16 @@ describe("booking write-back to the host's primary CalDAV calendar", { skip }, (
     await waitFor("the event to leave Amara's calendar", async () => (await radicale.get('amara', href(id))).status === 404);
   });
 
-  it("test-mode bookings are not written to a host's calendar", async () => {
+  it('a test-mode booking is written too, its SUMMARY marked [Test], and it never blocks a live booking', async () => {
     const id = await book(AMARA_TYPE, '2026-12-04T10:00:00Z', KEYS.secret);
-    await waitFor(
-      'routing',
-      async () => (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking.status === 'SCHEDULED',
-    );
-    const jobs = await t.db.pool.query(
-      `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'write-calendar-event'`,
-    );
-    assert.equal(jobs.rows[0].n, 0);
-    assert.equal((await radicale.get('amara', href(id))).status, 404);
+    const text = unfolded(await eventWhen(id, () => true));
+    assert.match(text, /^SUMMARY:\[Test\] Amara call with Ada Lovelace\r$/m);
+    assert.match(text, new RegExp(`^X-BOOKING-ID:${id}\\r$`, 'm'));
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    // the event is the service's own: the sync does not turn it into busy time for live mode
+    const live = await book(AMARA_TYPE, '2026-12-04T10:00:00Z', KEYS.live);
+    const liveText = unfolded(await eventWhen(live, () => true));
+    assert.match(liveText, /^SUMMARY:Amara call with Ada Lovelace\r$/m);
   });
 
   it('a write that fails for good (after a retry with backoff) shows ERROR with a syncError naming the booking', async () => {

@@ -4,31 +4,30 @@ import { SYNCED_PROVIDERS } from './calendar-sync.ts';
 
 /**
  * Of these bookings, the meetings (chain roots: the first booking of each one's reschedule chain,
- * the meeting's calendar UID) a calendar write-back job must look at: live bookings with a host
- * whose primary calendar is connected (CALDAV/APPLE), or a meeting already written somewhere (to
- * update or delete it). Everything else costs no job.
+ * the meeting's calendar UID) a calendar write-back job must look at: bookings, test or live, with
+ * a host whose primary calendar is connected (CALDAV/APPLE), or a meeting already written
+ * somewhere (to update or delete it). Everything else costs no job.
  *
  * Every change asks this, so it reads bookings by key only: each step back along the chain is a
- * key lookup whatever the plan (as bookingForEmail's chain), and the given booking's mode and
- * hosts travel along the chain instead of being joined again at the end. As joins, plans made
+ * key lookup whatever the plan (as bookingForEmail's chain), and the given booking's hosts
+ * travel along the chain instead of being joined again at the end. As joins, plans made
  * without statistics (a new table, or autovacuum off) hash-joined a scan of all of bookings at
  * each change.
  */
 export function meetingsToWrite(tx: Tx, bookingIds: readonly string[]): Promise<{ root: string }[]> {
   return rowsReplanned<{ root: string }>(
     tx,
-    `with recursive chain (start_id, id, parent, depth, mode, member_ids) as (
-        select b.id, b.id, b.rescheduled_from, 0, b.mode, array_remove(array[b.assigned_to_id], null) || b.host_ids
+    `with recursive chain (start_id, id, parent, depth, member_ids) as (
+        select b.id, b.id, b.rescheduled_from, 0, array_remove(array[b.assigned_to_id], null) || b.host_ids
           from bookings b where b.id = any($1::text[])
         union all
-        select c.start_id, c.parent, (select p.rescheduled_from from bookings p where p.id = c.parent), c.depth + 1, c.mode, c.member_ids
+        select c.start_id, c.parent, (select p.rescheduled_from from bookings p where p.id = c.parent), c.depth + 1, c.member_ids
           from chain c where c.parent is not null and c.depth < 10000
-      ), roots as (select distinct on (start_id) id as root, mode, member_ids from chain order by start_id, depth desc)
+      ), roots as (select distinct on (start_id) id as root, member_ids from chain order by start_id, depth desc)
      select distinct r.root from roots r
       where exists (select 1 from calendar_event_writes w where w.root_booking_id = r.root)
-         or (r.mode = 'live' and exists (
-               select 1 from calendars c join calendar_connections k on k.calendar_id = c.id
-                where c.user_id = any(r.member_ids) and c.is_primary and c.provider = any($2)))`,
+         or exists (select 1 from calendars c join calendar_connections k on k.calendar_id = c.id
+                     where c.user_id = any(r.member_ids) and c.is_primary and c.provider = any($2))`,
     [bookingIds, SYNCED_PROVIDERS],
   );
 }
@@ -36,7 +35,7 @@ export function meetingsToWrite(tx: Tx, bookingIds: readonly string[]): Promise<
 /**
  * Bookings whose meetings a calendar may be behind on after it waited for credentials
  * (NEEDS_REAUTH: its writes were skipped): the current booking, not yet ended, of every meeting
- * written to it, and, when it is its member's primary calendar, of every live meeting the member
+ * written to it, and, when it is its member's primary calendar, of every meeting the member
  * holds from now on. For enqueueCalendarWrites, which finds their meetings.
  */
 export async function meetingsOfCalendar(tx: Tx, calendarId: string): Promise<string[]> {
@@ -52,7 +51,7 @@ export async function meetingsOfCalendar(tx: Tx, calendarId: string): Promise<st
      union
      select b.id from calendars cal join booking_members h on h.member_id = cal.user_id
        join bookings b on b.id = h.booking_id
-      where cal.id = $1 and cal.is_primary and h.mode = 'live' and h.active and h.start_time > now() - interval '1 day'
+      where cal.id = $1 and cal.is_primary and h.active and h.start_time > now() - interval '1 day'
         and b.end_time > now() and b.rescheduled_to is null`,
     [calendarId],
   );

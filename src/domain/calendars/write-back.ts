@@ -60,7 +60,8 @@ function eventText(m: MeetingState, hostIndex: number, uid: string, sequence: nu
     start: m.start_time,
     end: m.end_time,
     status: m.status === 'PENDING_CONFIRMATION' ? 'TENTATIVE' : 'CONFIRMED',
-    summary: `${m.event_type_name ?? 'Meeting'} with ${m.attendee.name}`,
+    // a test-mode booking's event says so, as its emails' subjects do (src/domain/email/render.ts)
+    summary: `${m.mode === 'test' ? '[Test] ' : ''}${m.event_type_name ?? 'Meeting'} with ${m.attendee.name}`,
     description: [
       m.status === 'PENDING_CONFIRMATION' ? 'Awaiting your confirmation.' : '',
       m.event_type_description ?? '',
@@ -134,7 +135,7 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
   const meeting = await writes.meetingState(deps.db, rootId);
   if (!meeting || meeting.status === 'DRAFT') return;
   const uid = calendarUid(rootId);
-  const shown = SHOWN.has(meeting.status) && meeting.mode === 'live';
+  const shown = SHOWN.has(meeting.status);
   const targets = shown
     ? await writes.primaryCalendars(
         deps.db,
