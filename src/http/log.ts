@@ -23,14 +23,23 @@ function decoded(text: string): string {
   }
 }
 
+/** A path with every segment that is one of our keys or webhook secrets replaced (`/v1/bookings/sk_live_…`). */
+function redactPath(path: string): string {
+  if (!/(?:sk|pk|rk)(?:_|%5f)|whsec(?:_|%5f)/i.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? REDACTED : segment))
+    .join('/');
+}
+
 /**
  * A URL as it may be logged: every query parameter holding a secret has its value replaced
- * (decisions.md §6: a key sent in a query string by mistake is never logged). The path and the
- * other parameters are kept as sent.
+ * (decisions.md §6: a key sent in a query string by mistake is never logged), and so has every
+ * path segment that is a key or a webhook secret (one pasted as an id). The rest is kept as sent.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  if (q < 0) return redactPath(url);
   const query = url.slice(q + 1);
   const parts = query.split('&').map((part) => {
     const eq = part.indexOf('=');
@@ -39,7 +48,7 @@ export function redactUrl(url: string): string {
     if (value === '') return part;
     return SECRET_NAME.test(decoded(name)) || SECRET_VALUE.test(decoded(value)) ? `${name}=${REDACTED}` : part;
   });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
+  return `${redactPath(url.slice(0, q))}?${parts.join('&')}`;
 }
 
 interface LoggedRequest {

@@ -49,6 +49,27 @@ describe('query-string secrets in the access log', () => {
     assert.equal(redactUrl('/x?apiKey=abc&API%5FKEY=def&token='), '/x?apiKey=[redacted]&API%5FKEY=[redacted]&token=');
     assert.equal(redactUrl('/x?q=sk_live_abc&w=whsec_abc&ok=1'), '/x?q=[redacted]&w=[redacted]&ok=1');
     assert.equal(redactUrl('/x?a=%E0%A4%A&key'), '/x?a=%E0%A4%A&key');
+    assert.equal(redactUrl('/v1/bookings/sk_live_abc?limit=1'), '/v1/bookings/[redacted]?limit=1');
+    assert.equal(redactUrl('/v1/freebusy/SK%5FTEST%5Fabc'), '/v1/freebusy/[redacted]');
+    assert.equal(redactUrl('/v1/bookings/bkg_0123/skip_this'), '/v1/bookings/bkg_0123/skip_this');
+  });
+
+  it('a key pasted into the path as an id is not logged, whatever route it reaches', async () => {
+    for (const path of [
+      `/v1/bookings/${KEYS.live}`,
+      `/v1/bookings/external/${KEYS.secret}`,
+      `/v1/freebusy/${KEYS.secret}`,
+      `/v1/event-types/${KEYS.publishable}`,
+      `/book/${KEYS.secret}`,
+    ]) {
+      const before = lines.length;
+      const res = await t.request('GET', path, { key: KEYS.secret });
+      assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
+      await new Promise((r) => setTimeout(r, 50));
+      const logged = lines.slice(before).join('\n');
+      assert.ok(logged.includes('[redacted]'), `${path}: ${logged}`);
+      for (const key of [KEYS.live, KEYS.secret, KEYS.publishable]) assert.ok(!logged.includes(key), `${path}: ${logged}`);
+    }
   });
 });
 
