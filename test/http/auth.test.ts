@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
-import { isOriginAllowed } from '../../src/domain/auth/keys.ts';
+import { clearKeyCache, isOriginAllowed } from '../../src/domain/auth/keys.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS } from '../helpers/fixtures.ts';
 
@@ -91,38 +91,71 @@ describe('API keys', () => {
     assert.equal(open.status, 200);
   });
 
-  it('answers a CORS preflight for an allowed origin and refuses others', async () => {
-    const ok = await t.request('OPTIONS', '/v1/bookings', {
+  /** Runs `check` with the publishable keys that have no allowed_origins revoked (the fixture has one). */
+  async function withoutOpenPublishableKeys(check: () => Promise<void>): Promise<void> {
+    const { rows } = await t.db.pool.query<{ id: string }>(
+      `update api_keys set revoked_at = now() where kind = 'publishable' and allowed_origins is null and revoked_at is null returning id`,
+    );
+    assert.ok(rows.length > 0);
+    clearKeyCache();
+    try {
+      await check();
+    } finally {
+      await t.db.pool.query('update api_keys set revoked_at = null where id = any($1)', [rows.map((r) => r.id)]);
+      clearKeyCache();
+    }
+  }
+
+  it('answers a CORS preflight from any origin while a publishable key without allowed_origins is active', async () => {
+    const pre = await t.request('OPTIONS', '/v1/event-types', {
       headers: {
-        origin: 'http://127.0.0.1:3000',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization,content-type',
+        origin: 'https://shop.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
       },
     });
-    assert.equal(ok.status, 204);
-    assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
-    assert.match(ok.headers.get('access-control-allow-headers') ?? '', /Authorization/);
-    assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
-    const no = await t.request('OPTIONS', '/v1/bookings', {
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
-    });
-    assertError(no, 403, 'permission_error', 'forbidden');
+    assert.equal(pre.status, 204, pre.text);
+    assert.equal(pre.headers.get('access-control-allow-origin'), 'https://shop.example');
+    // and the call itself, with that key, from that origin
+    const res = await t.request('GET', '/v1/event-types', { key: KEYS.publishableAnyOrigin, headers: { origin: 'https://shop.example' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://shop.example');
   });
 
-  it('origin answers are kept 10 s: a key that starts listing an origin opens its preflight within that', async () => {
-    const origin = 'https://late.example';
-    const start = Date.now();
-    assert.equal(await isOriginAllowed(t.db.pool, origin, start), false);
-    await t.db.pool.query(`update api_keys set allowed_origins = array_append(allowed_origins, $1) where allowed_origins is not null`, [
-      origin,
-    ]);
-    try {
-      assert.equal(await isOriginAllowed(t.db.pool, origin, start + 9_000), false, 'still the cached refusal');
-      assert.equal(await isOriginAllowed(t.db.pool, origin, start + 10_001), true, 'asked again after 10 s');
-    } finally {
-      await t.db.pool.query(`update api_keys set allowed_origins = array_remove(allowed_origins, $1)`, [origin]);
-    }
-  });
+  it('answers a CORS preflight for an allowed origin and refuses others', () =>
+    withoutOpenPublishableKeys(async () => {
+      const ok = await t.request('OPTIONS', '/v1/bookings', {
+        headers: {
+          origin: 'http://127.0.0.1:3000',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
+      });
+      assert.equal(ok.status, 204);
+      assert.equal(ok.headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
+      assert.match(ok.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+      assert.match(ok.headers.get('access-control-allow-methods') ?? '', /POST/);
+      const no = await t.request('OPTIONS', '/v1/bookings', {
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
+      assertError(no, 403, 'permission_error', 'forbidden');
+    }));
+
+  it('origin answers are kept 10 s: a key that starts listing an origin opens its preflight within that', () =>
+    withoutOpenPublishableKeys(async () => {
+      const origin = 'https://late.example';
+      const start = Date.now();
+      assert.equal(await isOriginAllowed(t.db.pool, origin, start), false);
+      await t.db.pool.query(`update api_keys set allowed_origins = array_append(allowed_origins, $1) where allowed_origins is not null`, [
+        origin,
+      ]);
+      try {
+        assert.equal(await isOriginAllowed(t.db.pool, origin, start + 9_000), false, 'still the cached refusal');
+        assert.equal(await isOriginAllowed(t.db.pool, origin, start + 10_001), true, 'asked again after 10 s');
+      } finally {
+        await t.db.pool.query(`update api_keys set allowed_origins = array_remove(allowed_origins, $1)`, [origin]);
+      }
+    }));
 
   it('free/busy needs no key: any origin passes its preflight and gets Access-Control-Allow-Origin *', async () => {
     for (const path of ['/v1/freebusy/00000000-0000-4000-8000-000000000001', '/freebusy/anyone', '/v1/freebusy/anyone/']) {
@@ -131,10 +164,12 @@ describe('API keys', () => {
       assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     }
     // only the free/busy route itself: a longer path is not open
-    const deeper = await t.request('OPTIONS', '/v1/freebusy/a/b', {
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    await withoutOpenPublishableKeys(async () => {
+      const deeper = await t.request('OPTIONS', '/v1/freebusy/a/b', {
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      });
+      assertError(deeper, 403, 'permission_error', 'forbidden');
     });
-    assertError(deeper, 403, 'permission_error', 'forbidden');
     const res = await t.request(
       'GET',
       '/v1/freebusy/00000000-0000-4000-8000-000000000001?start=2026-11-24T00:00:00Z&end=2026-11-25T00:00:00Z',

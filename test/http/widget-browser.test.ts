@@ -48,10 +48,12 @@ let customerOrigin: string;
 before(async () => {
   if (skip) return;
   // A customer's own site on another origin, embedding the widget from the service.
+  // `/any-origin` embeds with a publishable key that lists no origins (usable from any).
   customer = http.createServer((req, res) => {
+    const key = req.url === '/any-origin' ? PAGE_KEY : CUSTOMER_KEY;
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Northwind: talk to an advisor</title><script src="${t.url}/embed.js" defer></script></head>
-<body><h1>Talk to an advisor</h1><booking-widget event-type-id="et_onboarding" publishable-key="${CUSTOMER_KEY}"></booking-widget></body></html>`);
+<body><h1>Talk to an advisor</h1><booking-widget event-type-id="et_onboarding" publishable-key="${key}"></booking-widget></body></html>`);
   });
   await new Promise<void>((resolve) => customer.listen(0, '127.0.0.1', resolve));
   customerOrigin = `http://127.0.0.1:${(customer.address() as AddressInfo).port}`;
@@ -347,6 +349,23 @@ describe('the booking page in Chromium', { skip }, () => {
     const id = await confirmationId(page);
     await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-customer-site.png'), fullPage: true });
     assert.equal((await booking(id)).attendee.email, 'embedded@example.com');
+    await page.close();
+  });
+
+  it('runs embedded on any origin with a publishable key that lists none: the preflight is answered', async () => {
+    const page = await context.newPage();
+    // the same customer server under another name: an origin no key lists
+    const elsewhere = customerOrigin.replace('127.0.0.1', 'localhost');
+    await page.goto(`${elsewhere}/any-origin`);
+    await slotButtons(page).last().click();
+    await page.getByLabel('Name').fill('Anywhere Visitor');
+    await page.getByLabel('Email').fill('anywhere@example.com');
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${t.url}/v1/bookings`);
+    await page.getByRole('button', { name: /Book/ }).click();
+    const response = await posted;
+    assert.equal(response.status(), 201);
+    assert.equal(response.headers()['access-control-allow-origin'], elsewhere);
+    assert.equal((await booking(await confirmationId(page))).attendee.email, 'anywhere@example.com');
     await page.close();
   });
 

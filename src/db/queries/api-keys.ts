@@ -44,7 +44,17 @@ export async function upsertKey(db: Db, k: NewApiKey): Promise<'inserted' | 'upd
   return result.inserted ? 'inserted' : 'updated';
 }
 
+/**
+ * May a browser at `origin` call with some active key: one that lists it, or a publishable key
+ * without a list (usable from any origin). A secret key without a list does not count: secret
+ * keys are for servers, which send no preflight.
+ */
 export async function isOriginAllowedAnywhere(db: Db, origin: string): Promise<boolean> {
-  const found = await rows(db, 'select 1 from api_keys where $1 = any(allowed_origins) and revoked_at is null limit 1', [origin]);
+  const found = await rows(
+    db,
+    `select 1 from api_keys
+      where revoked_at is null and ($1 = any(allowed_origins) or (kind = 'publishable' and allowed_origins is null)) limit 1`,
+    [origin],
+  );
   return found.length > 0;
 }

@@ -68,8 +68,9 @@ export async function authenticate(db: Db, rawKey: string, now = Date.now()): Pr
 const origins = new Map<string, { at: number; allowed: boolean }>();
 
 /**
- * Does some active key list `origin` (CORS preflights carry no key)? Cached like keys, answers
- * "no" included: preflights come without a key, so anyone can send them in any number.
+ * May some active key be used from `origin` in a browser: one that lists it, or a publishable
+ * key without a list (CORS preflights carry no key)? Cached like keys, answers "no" included:
+ * preflights come without a key, so anyone can send them in any number.
  */
 export async function isOriginAllowed(db: Db, origin: string, now = Date.now()): Promise<boolean> {
   const hit = origins.get(origin);

@@ -87,7 +87,8 @@ export function installAuth(app: FastifyInstance, db: Db): void {
     }
   });
 
-  // CORS preflight carries no key, so an origin is allowed when some key lists it.
+  // CORS preflight carries no key, so an origin is allowed when some key may be used from it:
+  // one that lists it, or a publishable key without a list (isOriginAllowed).
   app.options('*', { schema: { hide: true } }, async (request, reply) => {
     const origin = request.headers.origin;
     // A plain OPTIONS (no Origin, so not a CORS preflight) just lists the methods.
