@@ -51,11 +51,13 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
       await refuseForeignRows(tx, p, org);
       const before = n;
       n += await up.upsertOrganization(tx, org);
-      for (const team of org.teams) n += await up.upsertTeam(tx, org.id, team);
-      for (const member of org.members) n += await up.upsertMember(tx, org.id, member);
-      for (const type of org.event_types) n += await up.upsertEventType(tx, org.id, type);
+      for (const [i, team] of org.teams.entries()) n += await named(`${p}.teams[${i}]`, () => up.upsertTeam(tx, org.id, team));
+      for (const [i, member] of org.members.entries()) n += await named(`${p}.members[${i}]`, () => up.upsertMember(tx, org.id, member));
+      for (const [i, type] of org.event_types.entries()) {
+        n += await named(`${p}.event_types[${i}]`, () => up.upsertEventType(tx, org.id, type));
+      }
       for (const [ci, cal] of org.calendars.entries()) {
-        n += await up.upsertCalendar(tx, org.id, cal);
+        n += await named(`${p}.calendars[${ci}]`, () => up.upsertCalendar(tx, org.id, cal));
         if (cal.connection) {
           if (!opts.secretKey) throw new SeedError(`${p}.calendars[${ci}].connection: no key to encrypt the password with`);
           if (await saveConnection(tx, cal.id, cal.connection, opts.secretKey)) n += 1;
@@ -89,6 +91,22 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
     return n;
   });
   return { changes, file: seed };
+}
+
+/**
+ * A row's write, with a unique value the database already holds in another row (an event type's
+ * slug or external_id made through the API, say) refused as a SeedError naming the value's path
+ * (decisions §2), instead of PostgreSQL's message. The transaction is then rolled back whole.
+ */
+async function named(path: string, write: () => Promise<number>): Promise<number> {
+  try {
+    return await write();
+  } catch (err) {
+    const e = err as { code?: string; detail?: string };
+    const key = e.code === '23505' ? /^Key \((?:.*, )?([a-z_]+)\)=\((?:.*, )?(.*)\) already exists/.exec(e.detail ?? '') : null;
+    if (!key) throw err;
+    throw new SeedError(`${path}.${key[1]}: "${key[2]}" is already used by another row in the database`);
+  }
 }
 
 /**

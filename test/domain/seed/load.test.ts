@@ -108,3 +108,32 @@ it("stores a calendar's createdAt and updatedAt as the file gives them; the same
   const again = await loadSeed(db.pool, validateSeed(seed));
   assert.equal(again.changes, 0);
 });
+
+it('refuses, naming the path, a slug or external_id an event type made through the API already holds', async () => {
+  const org = testSeed().organizations[0];
+  await db.pool.query(
+    `insert into event_types (id, organization_id, team_id, name, slug, duration, slot_interval, scheduling_type, workload, external_id)
+     values ('et_made_by_api', $1, $2, 'Made by the API', 'made-by-api', 30, 30, 'SOLO', '{}', 'crm-42')`,
+    [org.id, org.teams[0].id],
+  );
+  try {
+    for (const [field, value] of [
+      ['slug', 'made-by-api'],
+      ['external_id', 'crm-42'],
+    ] as const) {
+      const seed = testSeed();
+      const types = seed.organizations[0].event_types;
+      types[types.length - 1][field] = value;
+      await assert.rejects(loadSeed(db.pool, validateSeed(seed)), (e: Error) => {
+        assert.ok(e instanceof SeedError, String(e));
+        assert.equal(
+          e.message,
+          `organizations[0].event_types[${types.length - 1}].${field}: "${value}" is already used by another row in the database`,
+        );
+        return true;
+      });
+    }
+  } finally {
+    await db.pool.query(`delete from event_types where id = 'et_made_by_api'`);
+  }
+});
