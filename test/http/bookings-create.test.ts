@@ -232,6 +232,35 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
     const listed = await t.request('GET', '/v1/bookings?start_date=2026-12-15&end_date=2026-12-16', { key: KEYS.secret });
     assert.deepEqual(listed.body.bookings.find((b: { id: string }) => b.id === res.body.booking.id).metadata, metadata);
   });
+
+  it('keys are counted in characters as people count them: 40 emoji are a key of 40', async () => {
+    const metadata = { ['😀'.repeat(40)]: 1 };
+    const res = await create(t, introBody('2026-12-15T11:00:00Z', { metadata }));
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.booking.metadata, metadata);
+    await expectError(
+      await create(t, introBody('2026-12-15T11:30:00Z', { metadata: { ['😀'.repeat(41)]: 1 } })),
+      400,
+      'validation_error',
+      'metadata',
+    );
+  });
+
+  it('a number too large for a double, or a __proto__ key, is refused naming metadata, never changed', async () => {
+    const raw = (metadata: string) =>
+      t.request('POST', '/v1/bookings', {
+        key: KEYS.secret,
+        rawBody: JSON.stringify(introBody('2026-12-15T12:00:00Z')).replace(/}$/, `,"metadata":${metadata}}`),
+      });
+    const huge = await raw('{"inf":1e999}');
+    await expectError(huge, 400, 'validation_error', 'metadata');
+    assert.match(huge.body.error.message, /too large/);
+    const proto = await raw('{"__proto__":{"x":1}}');
+    await expectError(proto, 400, 'validation_error', 'metadata');
+    assert.match(proto.body.error.message, /__proto__/);
+    const n = await t.db.pool.query(`select count(*)::int as n from bookings where start_time = '2026-12-15T12:00:00Z'`);
+    assert.equal(n.rows[0].n, 0);
+  });
 });
 
 describe('POST /bookings: slot conflicts (409)', () => {

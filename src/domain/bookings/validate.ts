@@ -106,8 +106,8 @@ export function validateCustomFields(
 /**
  * Metadata is the client's own free-form object (decisions.md §8): values may be any JSON
  * (strings, numbers, booleans, null, arrays, objects) and are returned as sent; at most 50
- * top-level keys of 1 to 40 characters, the whole object at most 16 KB as JSON (UTF-8 bytes).
- * Every refusal names `metadata`. Text PostgreSQL cannot store and nesting deeper than the
+ * top-level keys of 1 to 40 characters (code points), the whole object at most 16 KB as JSON
+ * (UTF-8 bytes), numbers finite. Every refusal names `metadata`. Text PostgreSQL cannot store and nesting deeper than the
  * edge allows never get here (src/http/plugins/hostile-text.ts).
  */
 export function validateMetadata(input: unknown): Record<string, unknown> {
@@ -117,12 +117,21 @@ export function validateMetadata(input: unknown): Record<string, unknown> {
   if (keys.length > LIMITS.metadataKeys) {
     throw new ValidationError(`field "metadata" may hold at most ${LIMITS.metadataKeys} keys, got ${keys.length}`, 'metadata');
   }
-  const badKey = keys.find((key) => key.length === 0 || key.length > LIMITS.metadataKeyLength);
+  // characters as people count them: code points, so an emoji (two UTF-16 units) is one
+  const badKey = keys.find(
+    (key) => key.length === 0 || (key.length > LIMITS.metadataKeyLength && [...key].length > LIMITS.metadataKeyLength),
+  );
   if (badKey !== undefined) {
-    const shown = badKey.length > 60 ? `${badKey.slice(0, 60)}…` : badKey;
+    const shown = badKey.length > 60 ? `${[...badKey].slice(0, 60).join('')}…` : badKey;
     throw new ValidationError(`field "metadata": keys must be 1 to ${LIMITS.metadataKeyLength} characters, got "${shown}"`, 'metadata');
   }
-  const bytes = Buffer.byteLength(JSON.stringify(input));
+  // 1e999 parses as Infinity, which JSON.stringify would store as null: refused, not changed
+  const json = JSON.stringify(input, (_key, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new ValidationError('field "metadata": a number is too large for a double (such as 1e999)', 'metadata');
+    return value;
+  });
+  const bytes = Buffer.byteLength(json);
   if (bytes > LIMITS.metadataBytes) {
     throw new ValidationError(`field "metadata" must be at most ${LIMITS.metadataBytes / 1024} KB as JSON, got ${bytes} bytes`, 'metadata');
   }

@@ -120,6 +120,32 @@ export function installValidation(app: FastifyInstance): void {
 }
 
 /**
+ * Fastify's parser refuses a `__proto__` key (secure-json-parse) as if the JSON were broken. The
+ * JSON is fine, and the client needs to know which key: a 400 naming the object that holds it
+ * (`metadata`), or undefined when the body has none (the error was another).
+ */
+function forbiddenKey(text: string): ValidationError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text); // an own "__proto__" property, never a prototype
+  } catch {
+    return undefined;
+  }
+  const stack: Array<{ value: unknown; path: string }> = [{ value: parsed, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (Object.hasOwn(value, '__proto__')) {
+      return new ValidationError(`${path ? `field "${path}"` : 'the body'} has a key "__proto__", which is not allowed`, path || 'body');
+    }
+    for (const [key, child] of Object.entries(value)) {
+      stack.push({ value: child, path: Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key });
+    }
+  }
+  return undefined;
+}
+
+/**
  * Bodies are JSON. An empty body means "no body" whatever its Content-Type: clients that always
  * send `Content-Type: application/json` send it on bodyless DELETEs and POSTs too, fetch labels
  * an empty string text/plain and curl -d '' labels it a form. A route that needs a body still
@@ -129,8 +155,9 @@ export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'ignore'); // Fastify's own defaults
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (String(body).trim() === '') return done(null, undefined);
-    return json(req, String(body), done);
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    return json(req, text, (err, value) => (err ? done(forbiddenKey(text) ?? err, undefined) : done(null, value)));
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     if (String(body).trim() === '') return done(null, undefined);
