@@ -104,6 +104,26 @@ describe('text fields of the eight write endpoints', () => {
     assert.equal(res.body.booking.attendee.name, 'Ada 😀');
   });
 
+  it('bytes that are not UTF-8 (a surrogate written as UTF-8, a stray byte) → 400, nothing written', async () => {
+    const before = await snapshot();
+    const json = Buffer.from(raw(introBody('2026-12-03T11:00:00Z', { attendee: { name: 'aXb', email: 'ada@example.com' } })));
+    const at = json.indexOf('aXb') + 1;
+    for (const bytes of [[0xed, 0xa0, 0x80], [0xff], [0xc3]]) {
+      const body = Buffer.concat([json.subarray(0, at), Buffer.from(bytes), json.subarray(at + 1)]);
+      const res = await fetch(`${t.url}/v1/bookings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEYS.secret}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await res.json()) as { error: { code: string; field: string; message: string } };
+      assert.equal(res.status, 400, JSON.stringify(answer));
+      assert.equal(answer.error.code, 'validation_error');
+      assert.equal(answer.error.field, 'body');
+      assert.match(answer.error.message, /UTF-8/);
+    }
+    assert.equal(await snapshot(), before);
+  });
+
   it('a body nested deeper than 32 levels → 400, not a stack overflow', async () => {
     const deep = `{"metadata":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`;
     const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: deep, headers: { 'idempotency-key': 'deep-1' } });

@@ -120,6 +120,13 @@ export function installValidation(app: FastifyInstance): void {
 }
 
 /**
+ * A body's bytes as text, refusing what is not UTF-8 (RFC 8259 §8.1) instead of replacing it with
+ * U+FFFD: bytes ED A0 80 (a surrogate written as UTF-8) would otherwise be stored as three
+ * replacement characters, where the same text escaped (`\ud800`) is a 400 (decisions.md §6).
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
  * Fastify's parser refuses a `__proto__` key (secure-json-parse) as if the JSON were broken. The
  * JSON is fine, and the client needs to know which key: a 400 naming the object that holds it
  * (`metadata`), or undefined when the body has none (the error was another).
@@ -154,8 +161,13 @@ function forbiddenKey(text: string): ValidationError | undefined {
 export function installBodyParsers(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'ignore'); // Fastify's own defaults
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = String(body);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      return done(new ValidationError('body is not valid UTF-8', 'body'), undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
     return json(req, text, (err, value) => (err ? done(forbiddenKey(text) ?? err, undefined) : done(null, value)));
   });
