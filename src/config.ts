@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { isEmailAddress } from './domain/email-address.ts';
 
 /** Raised for bad environment variables; the message has one line per bad value; the CLI prints it and exits 78. */
 export class ConfigError extends Error {}
@@ -96,6 +98,37 @@ function bool(env: Env, name: string): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
   throw new ConfigError(`${name}: expected "true" or "false", got "${raw}"`);
+}
+
+const DEFAULT_MAIL_FROM = 'Booking Service <no-reply@booking-service.local>';
+
+/** An address, bare or as `Name <address>`, that every email is sent from. */
+function mailFrom(env: Env, name: string): string {
+  const raw = env[name] || DEFAULT_MAIL_FROM;
+  const m = /^\s*(?:[^<>]*<([^<>]+)>|([^<>\s]+))\s*$/.exec(raw);
+  const address = m ? (m[1] ?? m[2]).trim() : '';
+  if (!isEmailAddress(address)) throw new ConfigError(`${name}: expected an address or "Name <address>", got "${raw}"`);
+  return raw.trim();
+}
+
+/** A PEM file of one or more CA certificates, read now so that a wrong path fails the start, not a delivery. */
+function caFile(env: Env, name: string): string | undefined {
+  const file = env[name];
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name}: cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const first = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(text);
+  try {
+    if (!first) throw new Error('none');
+    new X509Certificate(first[0]);
+  } catch {
+    throw new ConfigError(`${name}: "${file}" holds no PEM certificate`);
+  }
+  return file;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -199,12 +232,12 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: check(() => url(env, 'REDIS_URL', ['redis:', 'rediss:']), undefined),
     freebusyCache,
     smtpUrl: check(() => url(env, 'SMTP_URL', ['smtp:', 'smtps:']), undefined),
-    mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking-service.local>',
+    mailFrom: check(() => mailFrom(env, 'MAIL_FROM'), DEFAULT_MAIL_FROM),
     webhookAllowPrivateTargets: allowPrivate,
     webhookRetrySchedule: check(() => schedule(env, 'WEBHOOK_RETRY_SCHEDULE'), []),
     webhookSecretKey: webhookSecretKey ?? DEVELOPMENT_WEBHOOK_KEY,
     webhookSecretKeyIsDefault: webhookSecretKey === undefined,
-    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    webhookCaFile: check(() => caFile(env, 'WEBHOOK_CA_FILE'), undefined),
     dnsServers: check(() => dnsServers(env, 'DNS_SERVERS'), undefined),
     rateLimitLive: check(() => int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),

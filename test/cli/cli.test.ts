@@ -323,6 +323,12 @@ describe('booking-service CLI', () => {
       ],
       [{ SMTP_URL: 'not a url', DATABASE_URL: db.url }, /^SMTP_URL: not a valid URL$/],
       [{ HOST: 'not a host', DATABASE_URL: db.url }, /^HOST: must be an IP address or a host name, got "not a host"$/],
+      [{ MAIL_FROM: 'not an address <‹', DATABASE_URL: db.url }, /^MAIL_FROM: expected an address or "Name <address>"/],
+      [
+        { WEBHOOK_CA_FILE: '/nonexistent/ca.pem', DATABASE_URL: db.url },
+        /^WEBHOOK_CA_FILE: cannot read "\/nonexistent\/ca.pem" \(ENOENT\)$/,
+      ],
+      [{ WEBHOOK_CA_FILE: 'package.json', DATABASE_URL: db.url }, /^WEBHOOK_CA_FILE: "package.json" holds no PEM certificate$/],
     ];
     for (const [env, message] of cases) {
       const result = await runCli(['serve'], env);
