@@ -35,6 +35,9 @@ describe('the one email rule', () => {
       '"a"@example.com',
       'a@x_y.example',
       'a\u0000@example.com',
+      'a\u202eb@example.com',
+      'a\u200bb@example.com',
+      'a\u00a0b@example.com',
       `${'x'.repeat(65)}@example.com`,
       `a@${'x'.repeat(250)}.com`,
     ]) {
