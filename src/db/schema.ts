@@ -138,6 +138,8 @@ export const COLUMNS = {
     write_error: 'text null',
     events_read: 'int4',
     skipped: 'int4',
+    expanded_for: 'uuid null',
+    expanded_timezone: 'text null',
   },
   calendar_resources: {
     calendar_id: 'text',

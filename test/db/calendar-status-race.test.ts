@@ -8,6 +8,7 @@ import { validateSeed } from '../../src/domain/seed/validate.ts';
 import { calendarSeed } from '../helpers/calendar-fixtures.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
+import { MEMBERS } from '../helpers/fixtures.ts';
 
 // decisions §7 Status: a write-back refused with 401/403 makes the calendar NEEDS_REAUTH at once.
 // A sync that was already running when that happened must not, on finishing, replace it with
@@ -41,6 +42,8 @@ const status = async () =>
 const success = () => ({
   syncToken: 't1',
   ctag: null,
+  expandedFor: MEMBERS.amara,
+  expandedTimezone: 'Europe/London',
   windowStart: new Date('2026-11-24'),
   windowEnd: new Date('2027-05-24'),
   at: new Date(),

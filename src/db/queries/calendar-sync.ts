@@ -35,7 +35,8 @@ export async function upsertConnection(tx: Tx, c: NewConnection, renew = false):
      values ($1, $2, $3, $4, $5)
      on conflict (calendar_id) do update set url = excluded.url, username = excluded.username,
        password_encrypted = excluded.password_encrypted, password_digest = excluded.password_digest,
-       sync_token = null, ctag = null, window_start = null, window_end = null, write_error = null
+       sync_token = null, ctag = null, window_start = null, window_end = null, write_error = null,
+       expanded_for = null, expanded_timezone = null
      where $6 or (calendar_connections.url, calendar_connections.username, calendar_connections.password_digest)
                  is distinct from (excluded.url, excluded.username, excluded.password_digest)
      returning calendar_id`,
@@ -219,9 +220,50 @@ export async function reexpand(
   return { removed, added };
 }
 
+/**
+ * Connected calendars of these organizations whose stored busy blocks were expanded for another
+ * member or zone than their owner's now (a seed moved the calendar, or changed its member's
+ * zone). Their blocks are moved to the owner at once, so that the owner is blocked and the
+ * member it left is not; the caller enqueues their syncs, which expand everything again in the
+ * owner's zone. Returns the calendars and every member whose busy time moved (both owners).
+ * A database not yet migrated to 083 (a seed run before migrate) has none.
+ */
+export async function rehomeBusy(tx: Tx, organizationIds: readonly string[]): Promise<{ calendarIds: string[]; memberIds: string[] }> {
+  const migrated = await one<{ ok: boolean }>(
+    tx,
+    `select exists (select 1 from information_schema.columns
+                     where table_name = 'calendar_connections' and column_name = 'expanded_for') as ok`,
+  );
+  if (!migrated?.ok) return { calendarIds: [], memberIds: [] };
+  const stale = await rows<{ calendar_id: string; user_id: string; expanded_for: string | null }>(
+    tx,
+    `select k.calendar_id, c.user_id, k.expanded_for
+       from calendar_connections k join calendars c on c.id = k.calendar_id join members m on m.id = c.user_id
+      where c.organization_id = any($1) and k.expanded_for is not null
+        and (k.expanded_for, k.expanded_timezone) is distinct from (c.user_id, m.timezone)`,
+    [organizationIds],
+  );
+  const members = new Set<string>();
+  for (const s of stale) {
+    if (s.expanded_for === s.user_id) continue;
+    const moved = await rows<{ member_id: string }>(
+      tx,
+      `with old as (select distinct member_id from calendar_busy where calendar_id = $1 and member_id <> $2),
+            moved as (update calendar_busy set member_id = $2 where calendar_id = $1 and member_id <> $2)
+       select member_id from old`,
+      [s.calendar_id, s.user_id],
+    );
+    if (moved.length > 0) for (const id of [s.user_id, ...moved.map((m) => m.member_id)]) members.add(id);
+  }
+  return { calendarIds: stale.map((s) => s.calendar_id), memberIds: [...members] };
+}
+
 export interface SyncSuccess {
   syncToken: string | null;
   ctag: string | null;
+  /** The member and zone its blocks were expanded for (the claimed calendar's). */
+  expandedFor: string;
+  expandedTimezone: string;
   windowStart: Date;
   windowEnd: Date;
   at: Date;
@@ -242,9 +284,9 @@ export async function finishSync(tx: Tx, calendarId: string, s: SyncSuccess): Pr
   const k = (await one<{ write_error: string | null }>(
     tx,
     `update calendar_connections set sync_token = $2, ctag = $3, window_start = $4, window_end = $5, sync_lease = null,
-            sync_lease_until = null, events_read = $6, skipped = $7
+            sync_lease_until = null, events_read = $6, skipped = $7, expanded_for = $8, expanded_timezone = $9
       where calendar_id = $1 returning write_error`,
-    [calendarId, s.syncToken, s.ctag, s.windowStart, s.windowEnd, totals.events, totals.skipped],
+    [calendarId, s.syncToken, s.ctag, s.windowStart, s.windowEnd, totals.events, totals.skipped, s.expandedFor, s.expandedTimezone],
   ))!;
   // A write-back refused with 401/403 while this sync ran (needsReauth) is newer news about the
   // credentials than this sync's success: the calendar stays NEEDS_REAUTH with its reason.

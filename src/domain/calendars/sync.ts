@@ -234,13 +234,18 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
       data: r.data,
     }));
     const sameWindow = cal.window_start?.getTime() === window.start.getTime() && cal.window_end?.getTime() === window.end.getTime();
+    // blocks expanded for another owner or zone (a seed moved the calendar or changed the zone)
+    const sameOwner = cal.expanded_for === cal.user_id && cal.expanded_timezone === cal.member_timezone;
+    // whose busy time a change moves: the owner, and the member the blocks were expanded for
+    const owners = [...new Set([cal.user_id, ...(cal.expanded_for ? [cal.expanded_for] : [])])];
     const result = await transaction(deps.db, async (tx) => {
       if (!(await store.holdsLease(tx, calendarId, lease))) return null;
       const replaced = await store.replaceResources(tx, calendarId, cal.user_id, changed, remote.deleted);
       let removed = replaced.removed;
       let added = replaced.added;
-      if (!sameWindow) {
-        // a new day moved the window: the resources kept are expanded again from their stored text
+      if (!sameWindow || !sameOwner) {
+        // a new day moved the window, or the owner or its zone changed: the resources kept are
+        // expanded again from their stored text
         const kept = await store.resourceTexts(
           tx,
           calendarId,
@@ -258,16 +263,18 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
       const totals = await store.finishSync(tx, calendarId, {
         syncToken: remote.syncToken,
         ctag: remote.ctag,
+        expandedFor: cal.user_id,
+        expandedTimezone: cal.member_timezone,
         windowStart: window.start,
         windowEnd: window.end,
         at: deps.now(),
       });
       const busyChanged = removed > 0 || added > 0;
-      if (busyChanged) await announceBusyChange(tx, [cal.user_id]);
+      if (busyChanged) await announceBusyChange(tx, owners);
       return { totals, busyChanged };
     });
     if (!result) return outcome('SKIPPED', 'the sync lost its claim on the calendar', { requests: client.requests });
-    if (result.busyChanged) await deps.freebusyCache.invalidate([cal.user_id]);
+    if (result.busyChanged) await deps.freebusyCache.invalidate(owners);
     return outcome('SUCCESS', null, {
       events: result.totals.events,
       skipped: result.totals.skipped,

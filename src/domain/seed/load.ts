@@ -7,8 +7,9 @@ import { upsertKey } from '../../db/queries/api-keys.ts';
 import * as up from '../../db/queries/seed-upserts.ts';
 import { displayPrefix, hashKey, newKeyId } from '../auth/keys.ts';
 import { parseKey } from '../auth/scopes.ts';
-import { dropConnections } from '../../db/queries/calendar-sync.ts';
+import { dropConnections, rehomeBusy } from '../../db/queries/calendar-sync.ts';
 import { saveConnection } from '../calendars/connect.ts';
+import { enqueueSync } from '../calendars/schedule.ts';
 import type { SeedFile } from './validate.ts';
 import { SeedError, validateSeed } from './validate.ts';
 
@@ -87,6 +88,14 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
       }
       if (n > before) await up.bumpScheduleVersion(tx, org.id);
     }
+    // A calendar moved to another member, or whose member's zone changed: its busy time follows
+    // its owner now, and a sync expands it again in the owner's zone.
+    const rehomed = await rehomeBusy(
+      tx,
+      seed.organizations.map((o) => o.id),
+    );
+    for (const id of rehomed.calendarIds) await enqueueSync(tx, id);
+    await announceBusyChange(tx, rehomed.memberIds);
     if (n > 0) await announceConfigChange(tx);
     return n;
   });
