@@ -226,7 +226,9 @@ function eventType(raw: unknown, p: string, teams: Set<string>, members: Map<str
       ? null
       : arr(e.host_ids, `${p}.host_ids`).map((h, i) => {
           const id = reqStr(h, `${p}.host_ids[${i}]`);
-          if (!members.has(id)) fail(`${p}.host_ids[${i}]`, `unknown member "${id}"`);
+          const host = members.get(id) ?? fail(`${p}.host_ids[${i}]`, `unknown member "${id}"`);
+          // as POST and PATCH /event-types: hosts are members of the type's team
+          if (host.team_id !== teamId) fail(`${p}.host_ids[${i}]`, `member "${id}" is not in team "${teamId}"`);
           return id;
         });
   const ownerId = str(e.owner_id, `${p}.owner_id`, { optional: true, nullable: true });

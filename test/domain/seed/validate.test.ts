@@ -27,6 +27,11 @@ describe('validateSeed: event types within the API bounds', () => {
     refused({ slug: 'Intro_Call' }, /event_types\[0\]\.slug: lower-case letters and digits/);
     refused({ custom_fields: [{ key: 'has space', label: 'x', type: 'TEXT' }] }, /custom_fields\[0\]\.key: must match/);
     refused({ name: 'x'.repeat(201) }, /event_types\[0\]\.name: /);
+    // et_intro_call is team_advisors'; Priya (…1b03) is in team_support
+    refused(
+      { host_ids: ['3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b01', '3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b03'] },
+      /^organizations\[0\]\.event_types\[0\]\.host_ids\[1\]: member "3b9a4c1e-7d2f-4e8a-9c51-2f6d8e0a1b03" is not in team "team_advisors"/,
+    );
   });
 });
 
