@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { vevent } from '../helpers/calendar-fixtures.ts';
+import { calendarSeed, vevent } from '../helpers/calendar-fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
@@ -131,5 +131,45 @@ describe('booking-service calendars', { skip }, () => {
     const unknown = await connect(['--primary', 'Holidays'], radicale.url);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no calendar named "Holidays" \(found: /);
+  });
+
+  it('connect finds a calendar a seed file connected to the same collection: no second integration', async () => {
+    const seed = calendarSeed([
+      { id: 'cal_jonas_seeded', member: MEMBERS.jonas, url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: PASSWORD },
+    ]);
+    // a seed file names its calendars as it likes: not by the collection URL
+    seed.organizations[0].calendars.find((c: { id: string }) => c.id === 'cal_jonas_seeded').calendarId = 'jonas-work-from-the-file';
+    const file = path.join(dir, 'seed-jonas.json');
+    fs.writeFileSync(file, JSON.stringify(seed));
+    const seeded = await runCli(['seed', file], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const r = await runCli(
+      [
+        'calendars',
+        'connect',
+        '--org',
+        'org_northwind',
+        '--member',
+        MEMBERS.jonas,
+        '--url',
+        `${radicale.url}/`,
+        '--username',
+        'amara',
+        '--password-env',
+        'CAL_PASSWORD',
+      ],
+      env,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /cal_jonas_seeded/);
+    const rows = await db.pool.query(
+      `select c.id from calendars c join calendar_connections k on k.calendar_id = c.id
+        where c.user_id = $1 and rtrim(k.url, '/') = rtrim($2, '/')`,
+      [MEMBERS.jonas, radicale.calendarUrl('amara', 'work')],
+    );
+    assert.deepEqual(
+      rows.rows.map((x) => x.id),
+      ['cal_jonas_seeded'],
+    );
   });
 });

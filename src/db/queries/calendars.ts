@@ -65,7 +65,11 @@ export interface ConnectedCalendar {
 export async function upsertConnected(tx: Tx, c: ConnectedCalendar): Promise<string> {
   const existing = await one<{ id: string }>(
     tx,
-    'select id from calendars where organization_id = $1 and user_id = $2 and calendar_id = $3 order by created_at limit 1',
+    // the same collection, whether connected before by this command (its calendar_id is the URL)
+    // or by a seed file (its connection's URL; its calendar_id is the file's)
+    `select c.id from calendars c left join calendar_connections k on k.calendar_id = c.id
+      where c.organization_id = $1 and c.user_id = $2 and (c.calendar_id = $3 or rtrim(k.url, '/') = rtrim($3, '/'))
+      order by c.created_at limit 1`,
     [c.organizationId, c.userId, c.calendarId],
   );
   const id = existing?.id ?? `cal_${randomBytes(12).toString('hex')}`;
