@@ -174,6 +174,7 @@ describe('the booking page in Chromium', { skip }, () => {
     assert.match(request.headers().authorization ?? '', new RegExp(`^Bearer ${PAGE_KEY}$`));
 
     const id = await confirmationId(page);
+    await page.getByText(/^You're booked: /).waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'booked-desktop.png'), fullPage: true });
     const b = await booking(id);
     assert.equal(b.start_time, slot.start);
@@ -239,6 +240,19 @@ describe('the booking page in Chromium', { skip }, () => {
     const id = await confirmationId(page);
     await page.screenshot({ path: path.join(ARTIFACTS, 'booked-phone.png'), fullPage: true });
     assert.equal((await booking(id)).attendee.email, 'phone@example.com');
+    await page.close();
+  });
+
+  it('says a request was received, not booked, when the host must confirm', async () => {
+    const page = await openPage('et_planning_session');
+    await slotButtons(page).last().click();
+    await page.getByLabel('Name').fill('Careful Visitor');
+    await page.getByLabel('Email').fill('careful@example.com');
+    await page.getByRole('button', { name: /Book/ }).click();
+    await page.getByText(/^Request received: /).waitFor();
+    assert.equal(await page.getByText(/You're booked/).count(), 0);
+    const id = ((await page.getByText(/^Reference: /).textContent()) ?? '').replace('Reference: ', '').trim();
+    assert.equal((await booking(id)).event_type_id, 'et_planning_session');
     await page.close();
   });
 

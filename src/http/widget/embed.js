@@ -65,7 +65,7 @@
   /**
    * @typedef {{ start: string, end: string }} Slot
    * @typedef {{ key: string, label: string, type: string, required: boolean, options?: string[] | null }} Field
-   * @typedef {{ id: string, name: string, duration: number, description?: string | null }} EventType
+   * @typedef {{ id: string, name: string, duration: number, description?: string | null, requires_confirmation?: boolean }} EventType
    * @typedef {{ method?: string, query?: Record<string, string>, body?: unknown, idempotencyKey?: string }} CallOptions
    */
 
@@ -500,8 +500,10 @@
     done(booking) {
       const when = `${longDay(localDate(new Date(booking.start_time), this.zone))}, ${hhmm(booking.start_time, this.zone)}–${hhmm(booking.end_time, this.zone)} (${this.zone})`;
       const what = this.eventType?.name ?? 'Your meeting';
+      // a new booking answers DRAFT (routing runs after the 201): the event type says whether the
+      // host must confirm it
       const message =
-        booking.status === 'PENDING_CONFIRMATION'
+        booking.status === 'PENDING_CONFIRMATION' || this.eventType?.requires_confirmation === true
           ? `Request received: ${what} on ${when}. It will be confirmed by the host; you will get an email at ${booking.attendee.email}.`
           : `You're booked: ${what} on ${when}. A confirmation is on its way to ${booking.attendee.email}.`;
       const done = this.$('done');
