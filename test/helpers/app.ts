@@ -75,7 +75,16 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     ...opts.env,
     DATABASE_URL: db.url,
   });
-  if (opts.seed !== null) await loadSeed(db.pool, validateSeed(opts.seed ?? testSeed()), { secretKey: config.webhookSecretKey });
+  if (opts.seed !== null) {
+    try {
+      await loadSeed(db.pool, validateSeed(opts.seed ?? testSeed()), { secretKey: config.webhookSecretKey });
+    } catch (err) {
+      // a refused fixture fails the file at once instead of leaving its pool open (the process
+      // would never exit, and the whole run would wait on it)
+      await db.drop();
+      throw err;
+    }
+  }
   const clock = { now: opts.now ?? new Date() };
   const fixed = opts.now !== undefined;
   const now = () => (fixed ? new Date(clock.now) : new Date());

@@ -50,7 +50,7 @@ before(async () => {
     },
     {
       id: 'et_priya_solo',
-      team_id: 'team_advisors',
+      team_id: 'team_support',
       name: 'Priya call',
       slug: 'priya-call',
       duration: 30,
