@@ -28,6 +28,42 @@ export function vevent(uid: string, start: string, end: string, extra: string[] 
   ].join('\r\n');
 }
 
+/** An all-day event (DATE values, read in the member's zone) from `day` to `nextDay`, YYYYMMDD. */
+export function allDayEvent(uid: string, day: string, nextDay: string): string {
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Test//EN',
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    'DTSTAMP:20261101T000000Z',
+    `DTSTART;VALUE=DATE:${day}`,
+    `DTEND;VALUE=DATE:${nextDay}`,
+    'SUMMARY:Offsite',
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+/** A seed file's SOLO event type of one host: 30 min on a 30 min grid, no notice, no buffers, no fields. */
+export function soloType(t: { id: string; name: string; slug: string; host: string; team?: string; requiresConfirmation?: boolean }) {
+  return {
+    id: t.id,
+    team_id: t.team ?? 'team_advisors',
+    name: t.name,
+    slug: t.slug,
+    duration: 30,
+    slot_interval: 30,
+    minimum_booking_notice: 0,
+    scheduling_type: 'SOLO',
+    requires_confirmation: t.requiresConfirmation ?? false,
+    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
+    custom_fields: [],
+    host_ids: [t.host],
+  };
+}
+
 /** A SOLO event type hosted by Amara alone: 30 min on a 30 min grid, no notice, no buffers. */
 export const AMARA_TYPE = 'et_amara_solo';
 
@@ -41,19 +77,8 @@ export function calendarSeed(
   const seed = testSeed();
   const org = seed.organizations[0];
   org.event_types.push({
-    id: AMARA_TYPE,
-    team_id: 'team_advisors',
-    name: 'Amara call',
-    slug: 'amara-call',
+    ...soloType({ id: AMARA_TYPE, name: 'Amara call', slug: 'amara-call', host: MEMBERS.amara }),
     description: 'A call with Amara',
-    duration: 30,
-    slot_interval: 30,
-    minimum_booking_notice: 0,
-    scheduling_type: 'SOLO',
-    requires_confirmation: false,
-    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
-    custom_fields: [],
-    host_ids: [MEMBERS.amara],
   });
   for (const c of connections) {
     org.calendars.push({

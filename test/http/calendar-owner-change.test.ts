@@ -5,7 +5,7 @@ import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import type { SeedJson } from '../helpers/fixtures.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, vevent } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, allDayEvent, calendarSeed, soloType, syncNow, vevent } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
@@ -29,20 +29,7 @@ function seedWith(owner: string, edit: (seed: SeedJson) => void = () => {}): See
   const seed = calendarSeed([
     { id: 'cal_work', member: owner, url: radicale.calendarUrl('amara', 'work'), username: 'amara', password: 'amara-pw' },
   ]);
-  seed.organizations[0].event_types.push({
-    id: JONAS_TYPE,
-    team_id: 'team_advisors',
-    name: 'Jonas call',
-    slug: 'jonas-call',
-    duration: 30,
-    slot_interval: 30,
-    minimum_booking_notice: 0,
-    scheduling_type: 'SOLO',
-    requires_confirmation: false,
-    workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
-    custom_fields: [],
-    host_ids: [MEMBERS.jonas],
-  });
+  seed.organizations[0].event_types.push(soloType({ id: JONAS_TYPE, name: 'Jonas call', slug: 'jonas-call', host: MEMBERS.jonas }));
   edit(seed);
   return seed;
 }
@@ -112,25 +99,7 @@ describe('a connected calendar given to another member by seed', { skip }, () =>
   });
 
   it("an all-day event is expanded again in the owner's new zone at the next sync", async () => {
-    await radicale.putEvent(
-      'amara',
-      'work',
-      'offsite.ics',
-      [
-        'BEGIN:VCALENDAR',
-        'VERSION:2.0',
-        'PRODID:-//Test//EN',
-        'BEGIN:VEVENT',
-        'UID:offsite-1',
-        'DTSTAMP:20261101T000000Z',
-        'DTSTART;VALUE=DATE:20261203',
-        'DTEND;VALUE=DATE:20261204',
-        'SUMMARY:Offsite',
-        'END:VEVENT',
-        'END:VCALENDAR',
-        '',
-      ].join('\r\n'),
-    );
+    await radicale.putEvent('amara', 'work', 'offsite.ics', allDayEvent('offsite-1', '20261203', '20261204'));
     assert.equal((await syncNow(t, 'cal_work')).status, 'SUCCESS');
     const offsite = async () => (await busyRows()).find((r) => r.href.endsWith('offsite.ics'))!.start_time.toISOString();
     assert.equal(await offsite(), '2026-12-02T23:00:00.000Z', "Thursday in Jonas's Berlin");

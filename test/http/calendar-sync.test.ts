@@ -7,7 +7,7 @@ import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../src/domain/availa
 import { routeBooking } from '../../src/domain/bookings/route.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, allDayEvent, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import { TEST_REDIS_URL, skipWithoutRedis } from '../helpers/redis.ts';
 import type { Radicale } from '../helpers/radicale.ts';
@@ -110,25 +110,7 @@ describe('calendar sync against Radicale', { skip }, () => {
 
   it('a sync in another process makes the event busy in availability, create, free/busy and available members at once', async () => {
     // an all-day event on Thursday (DATE, in Amara's zone)
-    await radicale.putEvent(
-      'amara',
-      'work',
-      'offsite.ics',
-      [
-        'BEGIN:VCALENDAR',
-        'VERSION:2.0',
-        'PRODID:-//Test//EN',
-        'BEGIN:VEVENT',
-        'UID:offsite-1',
-        'DTSTAMP:20261101T000000Z',
-        'DTSTART;VALUE=DATE:20261203',
-        'DTEND;VALUE=DATE:20261204',
-        'SUMMARY:Offsite',
-        'END:VEVENT',
-        'END:VCALENDAR',
-        '',
-      ].join('\r\n'),
-    );
+    await radicale.putEvent('amara', 'work', 'offsite.ics', allDayEvent('offsite-1', '20261203', '20261204'));
     // warm this process's caches first: the sync must drop them
     assert.ok((await availability('2026-12-02')).includes('10:00'));
     const fbUrl = `/v1/freebusy/${MEMBERS.amara}?start=2026-12-02T10:00:00Z&end=2026-12-02T11:00:00Z&time_slot=30`;

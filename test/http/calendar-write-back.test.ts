@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { resourceUrl } from '../../src/domain/calendars/write-back.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, calendarSeed, soloType, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
@@ -34,34 +34,8 @@ before(async () => {
   ]);
   const org = seed.organizations[0];
   org.event_types.push(
-    {
-      id: 'et_amara_confirm',
-      team_id: 'team_advisors',
-      name: 'Amara review',
-      slug: 'amara-review',
-      duration: 30,
-      slot_interval: 30,
-      minimum_booking_notice: 0,
-      scheduling_type: 'SOLO',
-      requires_confirmation: true,
-      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
-      custom_fields: [],
-      host_ids: [MEMBERS.amara],
-    },
-    {
-      id: 'et_priya_solo',
-      team_id: 'team_support',
-      name: 'Priya call',
-      slug: 'priya-call',
-      duration: 30,
-      slot_interval: 30,
-      minimum_booking_notice: 0,
-      scheduling_type: 'SOLO',
-      requires_confirmation: false,
-      workload: { prep: 0, meeting: 30, implementation: 0, admin: 0 },
-      custom_fields: [],
-      host_ids: [MEMBERS.priya],
-    },
+    soloType({ id: 'et_amara_confirm', name: 'Amara review', slug: 'amara-review', host: MEMBERS.amara, requiresConfirmation: true }),
+    soloType({ id: 'et_priya_solo', name: 'Priya call', slug: 'priya-call', host: MEMBERS.priya, team: 'team_support' }),
   );
   t = await startApp({ now: NOW, seed, worker: true, env: { CALENDAR_WRITE_ATTEMPTS: '2' } });
 });
