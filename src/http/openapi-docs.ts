@@ -50,8 +50,8 @@ export function documentRoute(route: RouteOptions): void {
     if (created) add(200, { ...created, description: 'a replay of the first answer (Idempotency-Key), with idempotent_replay: true' });
     add(409, errorResponse('conflict: a request with this Idempotency-Key is still being processed'));
     add(422, errorResponse('idempotency_key_reused: the Idempotency-Key was used with another request'));
-    add(413, errorResponse('payload_too_large: the body is over 256 KB'));
   }
+  if (method === 'POST' || method === 'PATCH' || method === 'DELETE') add(413, errorResponse('payload_too_large: the body is over 256 KB'));
   add(500, errorResponse('internal_error: the message quotes the request id'));
   route.schema = { ...schema, description, response } as FastifySchema;
 }

@@ -71,6 +71,12 @@ describe('GET /v1/openapi.json', () => {
     // free/busy: no key, or any valid key (decisions §3)
     assert.deepEqual(doc.paths['/v1/freebusy/{userId}'].get.security[0], {});
     assert.ok(doc.paths['/v1/event-types'].post.responses['413'], 'bodies over 256 KB are documented');
+    // on every operation that takes a body, PATCH included (the service answers 413 there too)
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>)) {
+      for (const method of ['post', 'patch', 'delete']) {
+        if (item[method]) assert.ok(Object.hasOwn(item[method].responses, '413'), `${method.toUpperCase()} ${path} lists 413`);
+      }
+    }
   });
 
   it('names the scope of every keyed operation, as the access table has it, and who may hold it', async () => {
