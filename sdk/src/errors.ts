@@ -5,31 +5,16 @@
  * an answer is a ConnectionError.
  */
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'conflict_error'
-  | 'precondition_error'
-  | 'rate_limit_error'
-  | 'api_error';
+import type { components } from './openapi.ts';
 
-/** The codes the service documents; a newer server may send others, so `code` stays open. */
-export type ErrorCode =
-  | 'validation_error'
-  | 'payload_too_large'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'precondition_failed'
-  | 'cancellation_disabled'
-  | 'cancellation_cutoff_passed'
-  | 'terminal_state'
-  | 'idempotency_key_reused'
-  | 'rate_limit_exceeded'
-  | 'internal_error';
+/** The error types the service documents (its OpenAPI document's ErrorType). */
+export type ErrorType = components['schemas']['ErrorType'];
+
+/**
+ * The codes the service documents (its OpenAPI document's ErrorCode, so the two cannot drift); a
+ * newer server may send others, so `code` stays open.
+ */
+export type ErrorCode = components['schemas']['ErrorCode'];
 
 export interface ErrorDetails {
   status: number;
