@@ -8,7 +8,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './er
 import { loggerOptions } from './log.ts';
 import { installAliases } from './plugins/aliases.ts';
 import { installHostileText } from './plugins/hostile-text.ts';
-import { installAuth } from './plugins/auth.ts';
+import { installAuth, installAuthorization } from './plugins/auth.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installObservability } from './plugins/observability.ts';
 import { INFO, TAGS, documentRoute, finishDocument } from './openapi-docs.ts';
@@ -59,6 +59,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installRateLimit(app, opts.rateLimitStore, { live: deps.config.rateLimitLive, test: deps.config.rateLimitTest }, () =>
     deps.now().getTime(),
   );
+  installAuthorization(app);
   installHostileText(app);
   installAliases(app);
   installIdempotency(app, deps.db);

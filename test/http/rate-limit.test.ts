@@ -38,6 +38,26 @@ describe('per-key rate limits (in memory)', () => {
     assert.equal(live.headers.get('x-ratelimit-limit'), '5');
   });
 
+  it('a 403 to a valid key (scope, secret-only route, origin) carries the headers and counts, as every keyed answer does', async () => {
+    const refused = [
+      await t.request('GET', '/v1/calendars', { key: KEYS.publishable }),
+      await t.request('GET', '/v1/event-types', { key: KEYS.publishable, headers: { origin: 'https://elsewhere.example' } }),
+      await t.request('GET', '/v1/event-types', { key: KEYS.publishable, headers: { origin: 'http://127.0.0.1:3000' } }),
+    ];
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [403, 403, 200],
+    );
+    assert.deepEqual(
+      refused.map((r) => r.headers.get('x-ratelimit-remaining')),
+      ['2', '1', '0'],
+    );
+    for (const r of refused) assert.equal(r.headers.get('x-ratelimit-limit'), '3');
+    // the refused origin gets no CORS grant; the allowed one does
+    assert.equal(refused[1].headers.get('access-control-allow-origin'), null);
+    assert.equal(refused[2].headers.get('access-control-allow-origin'), 'http://127.0.0.1:3000');
+  });
+
   it('requests without a key are not counted against any key', async () => {
     const res = await t.request('GET', '/healthz');
     assert.equal(res.headers.get('x-ratelimit-limit'), null);

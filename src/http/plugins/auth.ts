@@ -44,6 +44,28 @@ function routeAccess(request: FastifyRequest): Access | undefined {
   return accessFor(request.method === 'HEAD' ? 'GET' : request.method, url);
 }
 
+const originAllowed = (auth: AuthContext, origin: string) => !auth.allowedOrigins || auth.allowedOrigins.includes(origin);
+
+/**
+ * What a known key may do here: be used from the request's Origin, and call this route (a secret
+ * key where one is needed, the route's scope). Installed after the rate limit, so that a 403 to a
+ * valid key counts and carries the X-RateLimit headers, as every keyed answer does.
+ */
+export function installAuthorization(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const auth = request.auth;
+    if (!auth || request.method === 'OPTIONS') return;
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originAllowed(auth, origin)) throw new Forbidden(`origin "${origin}" is not allowed for this key`);
+    const access = routeAccess(request);
+    if (access?.kind !== 'key') return;
+    if (auth.kind === 'publishable' && !access.publishable) {
+      throw new Forbidden('this endpoint needs a secret key (sk_); publishable keys may not call it');
+    }
+    if (!auth.scopes.has(access.scope)) throw new Forbidden(`this key lacks the "${access.scope}" scope`);
+  });
+}
+
 export function installAuth(app: FastifyInstance, db: Db): void {
   app.decorateRequest('auth', null);
 
@@ -72,18 +94,10 @@ export function installAuth(app: FastifyInstance, db: Db): void {
     const auth = await authenticate(db, raw);
     if (!auth) throw new Unauthorized('invalid API key');
     request.auth = auth;
-    if (origin !== undefined && auth.allowedOrigins && !auth.allowedOrigins.includes(origin)) {
-      throw new Forbidden(`origin "${origin}" is not allowed for this key`);
-    }
-    if (origin !== undefined) {
+    // (whether the key may be used from this origin and on this route: installAuthorization)
+    if (origin !== undefined && originAllowed(auth, origin)) {
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-    }
-    if (access.kind === 'key') {
-      if (auth.kind === 'publishable' && !access.publishable) {
-        throw new Forbidden('this endpoint needs a secret key (sk_); publishable keys may not call it');
-      }
-      if (!auth.scopes.has(access.scope)) throw new Forbidden(`this key lacks the "${access.scope}" scope`);
     }
   });
 
