@@ -123,6 +123,8 @@ function sendInternalError(request: FastifyRequest, reply: FastifyReply, err: un
  */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-Id', request.id);
+  reply.header('Vary', 'Origin'); // as installRequestId sets on every other answer
+
   if (err.code === 'FST_ERR_BAD_URL') {
     sendError(reply, new ValidationError('the URL path is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20', 'url'));
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {

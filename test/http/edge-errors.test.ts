@@ -59,6 +59,7 @@ describe('malformed URLs (Fastify FST_ERR_BAD_URL)', () => {
       const res = await t.request('GET', path, { key: KEYS.secret, headers: { 'x-request-id': 'client-id-1' } });
       expectEnvelope(res.status, res.headers, res.text, { status: 400, type: 'invalid_request_error', code: 'validation_error' }, path);
       assert.equal(res.headers.get('x-request-id'), 'client-id-1');
+      assert.equal(res.headers.get('vary'), 'Origin');
       assert.equal(res.body.error.field, 'url');
     });
   }
