@@ -25,6 +25,9 @@ export function createLogger(config: Config): Logger {
  * DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting.
  * `kept`: connections opened now and kept open however idle (createPool's `min`).
  */
+/** Connection failures that a restart will not cure: PostgreSQL's auth and unknown-database codes, an unknown host. */
+const MISCONFIGURED = new Set(['28P01', '28000', '3D000', 'ENOTFOUND']);
+
 export async function openDatabase(config: Config, poolSize = 20, kept = 0): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -42,7 +45,14 @@ export async function openDatabase(config: Config, poolSize = 20, kept = 0): Pro
     await pool.end().catch(() => {});
     if (stopEmbedded) await stopEmbedded().catch(() => {});
     const reason = (err as Error).message || (err as NodeJS.ErrnoException).code || 'connection failed';
-    if (config.databaseUrl) throw new ConfigError(`DATABASE_URL: cannot connect to the database (${reason})`);
+    if (config.databaseUrl) {
+      const message = `DATABASE_URL: cannot connect to the database (${reason})`;
+      // A wrong password, user, database or host name is the configuration's fault (78: fix it
+      // before starting again); a server that is down or refusing now may be back in a moment
+      // (1: a supervisor restarts the process).
+      if (MISCONFIGURED.has((err as { code?: string }).code ?? '')) throw new ConfigError(message);
+      throw new Error(message, { cause: err });
+    }
     throw new Error(`embedded PostgreSQL: cannot connect (${reason})`, { cause: err });
   }
   return {

@@ -339,6 +339,18 @@ describe('booking-service CLI', () => {
     }
   });
 
+  it('a database that is down exits 1 (a supervisor restarts it); one that does not exist exits 78', async () => {
+    const down = await runCli(['serve'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nope' });
+    assert.equal(down.code, 1, down.stderr);
+    assert.match(down.stderr.trim(), /^DATABASE_URL: cannot connect to the database \(.*ECONNREFUSED/);
+    const missing = await runCli(['serve'], { DATABASE_URL: db.url.replace(/\/[^/]*$/, '/no_such_database_here') });
+    assert.equal(missing.code, 78, missing.stderr);
+    assert.match(
+      missing.stderr.trim(),
+      /^DATABASE_URL: cannot connect to the database \(database "no_such_database_here" does not exist\)$/,
+    );
+  });
+
   it('reports every bad environment variable at once, one line each', async () => {
     const result = await runCli(['serve'], { PORT: '70000', LOG_LEVEL: 'loud', RATE_LIMIT_TEST_PER_MINUTE: 'x' });
     assert.notEqual(result.code, 0);
