@@ -140,9 +140,19 @@ describe('the send-email task', () => {
 
   it('sends with a stable Message-ID derived from the row, and a failed row is sent by a later attempt', async () => {
     const id = await outboxRow();
-    const { run } = directTask({ SMTP_URL: smtp.url, MAIL_FROM: 'Bookings <bookings@northwind.example>' });
+    const { run, lines } = directTask({ SMTP_URL: smtp.url, MAIL_FROM: 'Bookings <bookings@northwind.example>' });
     smtp.failNext(1);
     await assert.rejects(run([id], 1, 2), /451/);
+    // the failure's line says which email of which booking, as the sent line does (docs/observability.md)
+    const failed = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'send-email: SMTP delivery failed');
+    assert.ok(failed, lines.join('\n'));
+    assert.deepEqual(
+      Object.keys(failed)
+        .filter((k) => ['emailId', 'bookingId', 'kind', 'to', 'reason', 'attempt', 'final'].includes(k))
+        .sort(),
+      ['attempt', 'bookingId', 'emailId', 'final', 'kind', 'reason', 'to'],
+    );
+    assert.equal(failed.emailId, id);
     await run([id], 2, 2);
     const [mail] = await smtp.waitFor((m) => m.envelopeTo.includes('direct@example.com'));
     assert.equal(mail.parsed.messageId, `<${id}@northwind.example>`);

@@ -65,7 +65,18 @@ export function sendEmail(deps: WorkerDeps): TypedTask<'send-email'> {
       const reason = describe(err);
       await recordAttempt(email.id, final ? 'failed' : 'pending', reason);
       emails.inc({ outcome: 'failed' });
-      deps.log.warn({ emailId: email.id, attempt: helpers.job.attempts, final, reason }, 'send-email: SMTP delivery failed');
+      deps.log.warn(
+        {
+          emailId: email.id,
+          bookingId: email.booking_id,
+          kind: email.kind,
+          to: email.to_address,
+          attempt: helpers.job.attempts,
+          final,
+          reason,
+        },
+        'send-email: SMTP delivery failed',
+      );
       return `${email.id}: ${reason}`;
     }
     await recordAttempt(email.id, 'sent', null);
