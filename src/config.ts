@@ -121,14 +121,18 @@ function caFile(env: Env, name: string): string | undefined {
   } catch (err) {
     throw new ConfigError(`${name}: cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const first = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(text);
-  try {
-    if (!first) throw new Error('none');
-    new X509Certificate(first[0]);
-  } catch {
-    throw new ConfigError(`${name}: "${file}" holds no PEM certificate`);
-  }
+  const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(text)?.[0];
+  if (pem === undefined || !isCertificate(pem)) throw new ConfigError(`${name}: "${file}" holds no PEM certificate`);
   return file;
+}
+
+function isCertificate(pem: string): boolean {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {

@@ -21,13 +21,13 @@ export function createLogger(config: Config): Logger {
   return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
 }
 
+/** Connection failures that a restart will not cure: PostgreSQL's auth and unknown-database codes, an unknown host. */
+const MISCONFIGURED = new Set(['28P01', '28000', '3D000', 'ENOTFOUND']);
+
 /**
  * DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; checked by connecting.
  * `kept`: connections opened now and kept open however idle (createPool's `min`).
  */
-/** Connection failures that a restart will not cure: PostgreSQL's auth and unknown-database codes, an unknown host. */
-const MISCONFIGURED = new Set(['28P01', '28000', '3D000', 'ENOTFOUND']);
-
 export async function openDatabase(config: Config, poolSize = 20, kept = 0): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;

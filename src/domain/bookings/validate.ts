@@ -107,8 +107,8 @@ export function validateCustomFields(
  * Metadata is the client's own free-form object (decisions.md §8): values may be any JSON
  * (strings, numbers, booleans, null, arrays, objects) and are returned as sent; at most 50
  * top-level keys of 1 to 40 characters (code points), the whole object at most 16 KB as JSON
- * (UTF-8 bytes), numbers finite. Every refusal names `metadata`. Text PostgreSQL cannot store and nesting deeper than the
- * edge allows never get here (src/http/plugins/hostile-text.ts).
+ * (UTF-8 bytes), numbers finite. Every refusal names `metadata`. Text PostgreSQL cannot store
+ * and nesting deeper than the edge allows never get here (src/http/plugins/hostile-text.ts).
  */
 export function validateMetadata(input: unknown): Record<string, unknown> {
   if (input === undefined || input === null) return {};
