@@ -235,27 +235,25 @@ export async function rehomeBusy(tx: Tx, organizationIds: readonly string[]): Pr
                      where table_name = 'calendar_connections' and column_name = 'expanded_for') as ok`,
   );
   if (!migrated?.ok) return { calendarIds: [], memberIds: [] };
-  const stale = await rows<{ calendar_id: string; user_id: string; expanded_for: string | null }>(
+  // one statement: the stale calendars, the members their blocks leave, and the move itself
+  const found = await one<{ calendar_ids: string[]; member_ids: string[] }>(
     tx,
-    `select k.calendar_id, c.user_id, k.expanded_for
-       from calendar_connections k join calendars c on c.id = k.calendar_id join members m on m.id = c.user_id
-      where c.organization_id = any($1) and k.expanded_for is not null
-        and (k.expanded_for, k.expanded_timezone) is distinct from (c.user_id, m.timezone)`,
+    `with stale as (
+       select k.calendar_id, c.user_id
+         from calendar_connections k join calendars c on c.id = k.calendar_id join members m on m.id = c.user_id
+        where c.organization_id = any($1) and k.expanded_for is not null
+          and (k.expanded_for, k.expanded_timezone) is distinct from (c.user_id, m.timezone)
+     ), leaving as (
+       select distinct b.member_id, s.user_id from calendar_busy b join stale s on s.calendar_id = b.calendar_id
+        where b.member_id <> s.user_id
+     ), moved as (
+       update calendar_busy b set member_id = s.user_id from stale s where b.calendar_id = s.calendar_id and b.member_id <> s.user_id
+     )
+     select array(select calendar_id from stale) as calendar_ids,
+            array(select distinct x::text from leaving, unnest(array[leaving.member_id, leaving.user_id]) x) as member_ids`,
     [organizationIds],
   );
-  const members = new Set<string>();
-  for (const s of stale) {
-    if (s.expanded_for === s.user_id) continue;
-    const moved = await rows<{ member_id: string }>(
-      tx,
-      `with old as (select distinct member_id from calendar_busy where calendar_id = $1 and member_id <> $2),
-            moved as (update calendar_busy set member_id = $2 where calendar_id = $1 and member_id <> $2)
-       select member_id from old`,
-      [s.calendar_id, s.user_id],
-    );
-    if (moved.length > 0) for (const id of [s.user_id, ...moved.map((m) => m.member_id)]) members.add(id);
-  }
-  return { calendarIds: stale.map((s) => s.calendar_id), memberIds: [...members] };
+  return { calendarIds: found?.calendar_ids ?? [], memberIds: found?.member_ids ?? [] };
 }
 
 export interface SyncSuccess {
