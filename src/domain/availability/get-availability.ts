@@ -12,7 +12,7 @@ import type { FreeBusyCache } from './freebusy-cache.ts';
 import { FREEBUSY_TTL_SECONDS } from './freebusy-cache.ts';
 import { firstIndexFrom } from './intervals.ts';
 import { DAY_MS, MINUTE_MS, parseWallDate, utcOfWall } from './zone-days.ts';
-import { isValidZone } from './zone-offsets.ts';
+import { zoneName } from '../../lib/zones.ts';
 import { isMemberId } from '../members/member-id.ts';
 
 /** GET /availability answers at most this many local dates (inclusive); documented in docs/scheduling.md. */
@@ -140,7 +140,8 @@ export function dateParam(value: string, field: string): number {
 
 function parse(q: AvailabilityQuery): { from: number; to: number } {
   const zone = q.timezone ?? 'UTC';
-  if (!isValidZone(zone)) throw new ValidationError(`query parameter "timezone" must be an IANA time zone, got "${zone}"`, 'timezone');
+  if (zoneName(zone) === undefined)
+    throw new ValidationError(`query parameter "timezone" must be an IANA time zone, got "${zone}"`, 'timezone');
   const first = dateParam(q.start_date, 'start_date');
   const last = dateParam(q.end_date, 'end_date');
   if (last < first) throw new ValidationError('query parameter "end_date" must not be before start_date', 'end_date');

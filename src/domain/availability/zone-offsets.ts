@@ -1,5 +1,4 @@
 import { IANAZone } from 'luxon';
-import { zoneName } from '../../lib/zones.ts';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -63,16 +62,4 @@ export function zoneOffset(name: string, instant: number): number {
     z.days.set(d, day);
   }
   return instant < day.at ? day.before : day.after;
-}
-
-// luxon builds an Intl formatter on every isValidZone call (~50 µs); the answer never changes.
-const validity = new Map<string, boolean>();
-
-export function isValidZone(name: string): boolean {
-  let ok = validity.get(name);
-  if (ok === undefined) {
-    ok = zoneName(name) !== undefined;
-    if (validity.size < 10_000) validity.set(name, ok);
-  }
-  return ok;
 }
