@@ -258,6 +258,10 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
     const proto = await raw('{"__proto__":{"x":1}}');
     await expectError(proto, 400, 'validation_error', 'metadata');
     assert.match(proto.body.error.message, /__proto__/);
+    // deeper down, the path names the object that holds it, as every body error does
+    const nested = await raw('{"crm":{"tags":[{"__proto__":{}}]}}');
+    assert.equal(nested.status, 400, nested.text);
+    assert.equal(nested.body.error.field, 'metadata.crm.tags[0]');
     const n = await t.db.pool.query(`select count(*)::int as n from bookings where start_time = '2026-12-15T12:00:00Z'`);
     assert.equal(n.rows[0].n, 0);
   });

@@ -26,7 +26,8 @@ function textProblem(s: string): string | undefined {
   return undefined;
 }
 
-const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+/** A field's path as errors name it: `attendee.name`, `items[2]`. */
+export const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
 /** The first string or key in `value` that cannot be stored, or a nesting too deep; walked without recursion. */
 export function findTextProblem(value: unknown): TextProblem | undefined {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { isEmailAddress } from '../../domain/email-address.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { parseDate, parseDateTime } from '../../lib/dates.ts';
+import { join } from './hostile-text.ts';
 import { COMPONENTS } from '../schemas/components.ts';
 
 // ajv-formats is CommonJS; under Node's ESM its plugin is the module itself or its default.
@@ -145,9 +146,8 @@ function forbiddenKey(text: string): ValidationError | undefined {
     if (Object.hasOwn(value, '__proto__')) {
       return new ValidationError(`${path ? `field "${path}"` : 'the body'} has a key "__proto__", which is not allowed`, path || 'body');
     }
-    for (const [key, child] of Object.entries(value)) {
-      stack.push({ value: child, path: Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key });
-    }
+    if (Array.isArray(value)) value.forEach((child, i) => stack.push({ value: child, path: join(path, i) }));
+    else for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: join(path, key) });
   }
   return undefined;
 }
