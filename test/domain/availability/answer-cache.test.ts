@@ -26,6 +26,10 @@ after(async () => db?.drop());
 const auth = { organizationId: 'org_northwind', mode: 'test' as const };
 const q = { event_type_id: 'et_intro_call', start_date: '2026-11-24', end_date: '2026-11-24', assigned_to_id: MEMBERS.amara };
 const starts = (body: Buffer) => (JSON.parse(body.toString()) as { slots: { start: string }[] }).slots.map((s) => s.start.slice(11, 16));
+/** No answer cache: every answer is computed, and only the hosts an answer keeps can be stale. */
+const NO_CACHE = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+/** Amara's hours from noon only, as a change made in the database by hand would write them. */
+const FROM_NOON = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
 
 describe('availability answer cache', async () => {
   it('serves the cached answer until a host is invalidated', async () => {
@@ -167,60 +171,61 @@ describe('availability answer cache', async () => {
     assert.deepEqual(starts(await availabilityBody(db.pool, cache, new CalendarBusyCache(), auth, day, now)), want);
   });
 
+  const computed = async () =>
+    starts(await availabilityBody(db.pool, NO_CACHE, new CalendarBusyCache(), auth, q, new Date('2026-11-23T09:00:00Z')));
+  const amaraHours = async (): Promise<unknown> =>
+    (await db.pool.query('select working_hours from members where id = $1', [MEMBERS.amara])).rows[0].working_hours;
+  const setAmaraHours = (hours: unknown) =>
+    db.pool.query('update members set working_hours = $2 where id = $1', [
+      MEMBERS.amara,
+      typeof hours === 'string' ? hours : JSON.stringify(hours),
+    ]);
+
   it("reads the hosts again when the event type's updated_at or the organization's schedule_version moves", async () => {
-    // no answer cache: every answer is computed, and only the kept hosts can be stale
-    const never = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
-    const now = new Date('2026-11-23T09:00:00Z');
-    const answer = async () => starts(await availabilityBody(db.pool, never, new CalendarBusyCache(), auth, q, now));
-    const before = await answer();
+    const before = await computed();
     assert.ok(before.some((x) => x < '12:00'));
-    const noon = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
-    const hours = (await db.pool.query('select working_hours from members where id = $1', [MEMBERS.amara])).rows[0].working_hours;
+    const hours = await amaraHours();
     try {
       // changed by hand, neither version moved: the kept hosts stand (for at most 60 s)
-      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, noon]);
-      assert.deepEqual(await answer(), before);
+      await setAmaraHours(FROM_NOON);
+      assert.deepEqual(await computed(), before);
       await db.pool.query(`update organizations set schedule_version = schedule_version + 1 where id = 'org_northwind'`);
       assert.deepEqual(
-        await answer(),
+        await computed(),
         before.filter((x) => x >= '12:00'),
       );
-      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+      await setAmaraHours(hours);
       assert.deepEqual(
-        await answer(),
+        await computed(),
         before.filter((x) => x >= '12:00'),
         'kept again',
       );
       await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
-      assert.deepEqual(await answer(), before);
+      assert.deepEqual(await computed(), before);
     } finally {
-      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+      await setAmaraHours(hours);
     }
   });
 
   it('reads the hosts again 60 s after it read them, when neither version moved', async (t) => {
-    const never = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
-    const now = new Date('2026-11-23T09:00:00Z');
-    const answer = async () => starts(await availabilityBody(db.pool, never, new CalendarBusyCache(), auth, q, now));
     t.mock.timers.enable({ apis: ['Date'], now: Date.parse('2030-01-01T00:00:00Z') });
     // a type updated_at no answer has read yet: this test's first answer reads the hosts
     await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
-    const before = await answer();
+    const before = await computed();
     assert.ok(before.some((x) => x < '12:00'));
-    const noon = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
-    const hours = (await db.pool.query('select working_hours from members where id = $1', [MEMBERS.amara])).rows[0].working_hours;
+    const hours = await amaraHours();
     try {
-      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, noon]);
+      await setAmaraHours(FROM_NOON);
       t.mock.timers.tick(59_000);
-      assert.deepEqual(await answer(), before, 'kept for 59 s');
+      assert.deepEqual(await computed(), before, 'kept for 59 s');
       t.mock.timers.tick(1_000);
       assert.deepEqual(
-        await answer(),
+        await computed(),
         before.filter((x) => x >= '12:00'),
         'read again at 60 s',
       );
     } finally {
-      await db.pool.query('update members set working_hours = $2 where id = $1', [MEMBERS.amara, JSON.stringify(hours)]);
+      await setAmaraHours(hours);
       // and the next answers read them again (the hosts kept here were read at a mocked time)
       await db.pool.query(`update event_types set updated_at = now() where id = 'et_intro_call'`);
     }
