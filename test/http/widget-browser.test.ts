@@ -349,37 +349,33 @@ describe('the booking page in Chromium', { skip }, () => {
     await page.close();
   });
 
-  it("runs embedded on a customer's own origin: api-base from the script, CORS with the key's allowed origin", async () => {
+  /** Books the last slot of a customer's page at `url` as `email`; the POST's answer and the page. */
+  async function bookEmbedded(url: string, name: string, email: string) {
     const page = await context.newPage();
-    await page.goto(customerOrigin);
+    await page.goto(url);
     await slotButtons(page).last().click();
-    await page.getByLabel('Name').fill('Embedded Visitor');
-    await page.getByLabel('Email').fill('embedded@example.com');
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Email').fill(email);
     const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${t.url}/v1/bookings`);
     await page.getByRole('button', { name: /Book/ }).click();
     const response = await posted;
     assert.equal(response.status(), 201);
+    assert.equal((await booking(await confirmationId(page))).attendee.email, email);
+    return { page, response };
+  }
+
+  it("runs embedded on a customer's own origin: api-base from the script, CORS with the key's allowed origin", async () => {
+    const { page, response } = await bookEmbedded(customerOrigin, 'Embedded Visitor', 'embedded@example.com');
     assert.equal(response.headers()['access-control-allow-origin'], customerOrigin);
-    const id = await confirmationId(page);
     await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-customer-site.png'), fullPage: true });
-    assert.equal((await booking(id)).attendee.email, 'embedded@example.com');
     await page.close();
   });
 
   it('runs embedded on any origin with a publishable key that lists none: the preflight is answered', async () => {
-    const page = await context.newPage();
     // the same customer server under another name: an origin no key lists
     const elsewhere = customerOrigin.replace('127.0.0.1', 'localhost');
-    await page.goto(`${elsewhere}/any-origin`);
-    await slotButtons(page).last().click();
-    await page.getByLabel('Name').fill('Anywhere Visitor');
-    await page.getByLabel('Email').fill('anywhere@example.com');
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${t.url}/v1/bookings`);
-    await page.getByRole('button', { name: /Book/ }).click();
-    const response = await posted;
-    assert.equal(response.status(), 201);
+    const { page, response } = await bookEmbedded(`${elsewhere}/any-origin`, 'Anywhere Visitor', 'anywhere@example.com');
     assert.equal(response.headers()['access-control-allow-origin'], elsewhere);
-    assert.equal((await booking(await confirmationId(page))).attendee.email, 'anywhere@example.com');
     await page.close();
   });
 
