@@ -183,7 +183,7 @@ export const COLUMNS = {
     request_hash: 'text',
     state: 'text',
     response_status: 'int4 null',
-    response_body: 'jsonb null',
+    response_body: 'json null',
     created_at: 'timestamptz',
     locked_until: 'timestamptz null',
     team_id: 'text',
@@ -336,6 +336,8 @@ interface TsOf {
   date: Date;
   bytea: Buffer;
   jsonb: unknown;
+  /** kept as the text it was given, parsed by node-postgres as jsonb is */
+  json: unknown;
   tstzrange: string;
   'text[]': string[];
   'uuid[]': string[];

@@ -36,6 +36,21 @@ describe('Idempotency-Key on POST /bookings', () => {
     assert.equal((await keyed('replay-1', reordered)).status, 200);
   });
 
+  it("a replay keeps the first answer's key order, nested objects included", async () => {
+    // jsonb, where the record used to be kept, puts shorter keys first: {"booking":…,"success":true}
+    const body = introBody('2026-12-02T10:30:00Z', { metadata: { zeta: 'z', alpha: 'a', mid: { yy: 1, b: 2 } } });
+    const first = await keyed('replay-order', body);
+    assert.equal(first.status, 201, first.text);
+    const again = await keyed('replay-order', body);
+    assert.equal(again.status, 200, again.text);
+    const flagless = (v: unknown): unknown =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (k === 'idempotent_replay' ? [] : [[k, flagless(x)]])))
+        : v;
+    assert.equal(JSON.stringify(flagless(JSON.parse(again.text))), JSON.stringify(JSON.parse(first.text)));
+    assert.deepEqual(Object.keys(JSON.parse(again.text)), [...Object.keys(JSON.parse(first.text)), 'idempotent_replay']);
+  });
+
   it('the same key with another body is 422 idempotency_key_reused', async () => {
     assert.equal((await keyed('reuse-1', introBody('2026-12-02T11:00:00Z'))).status, 201);
     const res = await keyed('reuse-1', introBody('2026-12-02T11:15:00Z'));

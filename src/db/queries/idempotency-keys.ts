@@ -73,12 +73,13 @@ export async function reclaim(db: Db, k: IdemKey, hash: string, lockSeconds: num
   return n === 1;
 }
 
-export async function complete(db: Db, k: IdemKey, status: number, body: unknown): Promise<void> {
+/** Stores the response as sent: `body` is its JSON text, kept in its key order (a `json` column). */
+export async function complete(db: Db, k: IdemKey, status: number, body: string | null): Promise<void> {
   await exec(
     db,
-    `update idempotency_keys set state = 'done', response_status = $5, response_body = $6, locked_until = null
+    `update idempotency_keys set state = 'done', response_status = $5, response_body = $6::json, locked_until = null
       where ${KEY}`,
-    [...keyParams(k), status, JSON.stringify(body)],
+    [...keyParams(k), status, body],
   );
 }
 

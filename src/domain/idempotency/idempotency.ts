@@ -59,8 +59,11 @@ export async function begin(db: Db, k: IdemKey, hash: string): Promise<Begin> {
   throw new Conflict('a request with this Idempotency-Key is still being processed');
 }
 
-/** Only successful responses become the key's result; a failure frees the key for a retry. */
-export async function finish(db: Db, k: IdemKey, status: number, body: unknown): Promise<void> {
+/**
+ * Only successful responses become the key's result; a failure frees the key for a retry. `body`
+ * is the response's JSON text as sent (null when it was not JSON), replayed in the same key order.
+ */
+export async function finish(db: Db, k: IdemKey, status: number, body: string | null): Promise<void> {
   if (status >= 200 && status < 300) await store.complete(db, k, status, body);
   else await store.release(db, k);
 }

@@ -41,10 +41,12 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     const k = request.idempotency;
     if (!k) return payload;
     request.idempotency = null;
-    let body: unknown = null;
+    // the text as sent, so that a replay keeps its key order; null when it is not JSON
+    let body: string | null = null;
     if (typeof payload === 'string') {
       try {
-        body = JSON.parse(payload);
+        JSON.parse(payload);
+        body = payload;
       } catch {
         body = null;
       }
