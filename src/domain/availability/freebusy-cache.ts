@@ -128,14 +128,24 @@ export class RedisFreeBusyCache implements FreeBusyCache {
     await this.tryInvalidate(memberIds);
   }
 
-  /** invalidate, answering whether Redis took it (false: it failed open). */
+  /**
+   * invalidate, answering whether Redis took it (false: it failed open). Each member's index is
+   * read and deleted in one MULTI, so an answer stored meanwhile is indexed afresh, never left
+   * out of every index (and so out of reach of later invalidations) by a read and a delete apart.
+   */
   async tryInvalidate(memberIds: readonly string[]): Promise<boolean> {
+    if (memberIds.length === 0) return true;
     try {
-      for (const id of memberIds) {
-        const index = this.indexKey(id);
-        const entries = await this.redis.smembers(index);
-        await this.redis.del(...entries, index);
+      const tx = this.redis.multi();
+      for (const id of memberIds) tx.smembers(this.indexKey(id)).del(this.indexKey(id));
+      const replies = (await tx.exec()) ?? [];
+      const entries: string[] = [];
+      for (let i = 0; i < replies.length; i += 2) {
+        const [err, members] = replies[i]!;
+        if (err) throw err;
+        entries.push(...(members as string[]));
       }
+      if (entries.length > 0) await this.redis.del(...entries);
       return true;
     } catch (err) {
       // nothing more to do here: the entries expire within FREEBUSY_TTL_SECONDS

@@ -80,6 +80,25 @@ describe('RedisFreeBusyCache', { skip: await skipWithoutRedis() }, () => {
       await second.quit();
     }
   });
+
+  it('an answer stored while another process invalidates is never left out of every index', async () => {
+    // Stored between an invalidation's read of the index and its delete of it, an answer used to
+    // lose its index entry and so outlive every later invalidation (until its 60 s expiry).
+    const own = `${prefix}:race`;
+    const second = new Redis(TEST_REDIS_URL);
+    try {
+      const writer = new RedisFreeBusyCache(redis, own);
+      const invalidator = new RedisFreeBusyCache(second, own);
+      for (let round = 0; round < 200; round++) {
+        await writer.set('m', 'seed', round);
+        await Promise.all([invalidator.invalidate(['m']), writer.set('m', `k${round}`, round)]);
+      }
+      await invalidator.invalidate(['m']);
+      assert.deepEqual(await redis.keys(`${own}:m:e:*`), [], 'answers no invalidation can reach');
+    } finally {
+      await second.quit();
+    }
+  });
 });
 
 describe('RedisFreeBusyCache without Redis', () => {
