@@ -79,7 +79,7 @@ if (process.env.BENCH_ROLE === 'server') {
     RATE_LIMIT_LIVE_PER_MINUTE: '1000000',
   });
   const pool = createPool(url, 10);
-  const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+  const never: FreeBusyCache = { get: async () => undefined, set: async () => {}, invalidate: async () => {}, dropLocal: () => {} };
   const answers = new MemoryFreeBusyCache();
   // availabilityChurn: the cache serve has, but answers are never found (every request computes
   // one), and CHURN times a second one host's entries are dropped, as a booking on that host does.
@@ -88,6 +88,7 @@ if (process.env.BENCH_ROLE === 'server') {
     get: (member, key) => (key.startsWith('availability|') ? Promise.resolve(undefined) : hostStarts.get(member, key)),
     set: (member, key, value) => (key.startsWith('availability|') ? Promise.resolve() : hostStarts.set(member, key, value)),
     invalidate: (ids) => hostStarts.invalidate(ids),
+    dropLocal: (ids) => hostStarts.dropLocal(ids),
   };
   const calendars = [new CalendarBusyCache(), new CalendarBusyCache(), new CalendarBusyCache()];
   // as serve does: an announced change of calendar blocks (the parent's, below) reaches both servers
@@ -95,10 +96,10 @@ if (process.env.BENCH_ROLE === 'server') {
   const listened = new Promise<void>((r) => (listening = r));
   listenForBusyChanges(
     url,
-    (ids) => {
-      for (const c of calendars) c.invalidate(ids);
-      void answers.invalidate(ids);
-      void hostStarts.invalidate(ids);
+    ({ kind, memberIds }) => {
+      if (kind === 'calendar') for (const c of calendars) c.invalidate(memberIds);
+      void answers.invalidate(memberIds);
+      void hostStarts.invalidate(memberIds);
     },
     pino({ level: 'silent' }),
     () => listening(),

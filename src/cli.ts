@@ -12,6 +12,7 @@ import { KeyCreateError } from './domain/auth/create-key.ts';
 import { CalendarBusyCache } from './domain/availability/calendar-busy-cache.ts';
 import { createFreeBusyCache } from './domain/availability/freebusy-cache-factory.ts';
 import { listenForBusyChanges } from './db/busy-changes.ts';
+import { applyBusyChange, forgetUnheardChanges } from './domain/availability/announced-changes.ts';
 import { connectedCalendars } from './db/queries/calendar-sync.ts';
 import { connectCalendars } from './domain/calendars/connect.ts';
 import { syncCalendar } from './domain/calendars/sync.ts';
@@ -181,16 +182,15 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);
       parts.push({ close: () => configChanges.close() });
       // a calendar sync in any process (another worker, the CLI) drops this process's cached
-      // answers and calendar blocks for the member; a (re)connected listener may have missed some
-      const calendarBusy = new CalendarBusyCache();
+      // answers and calendar blocks for the member, and a booking change in another API process
+      // the answers it keeps in memory; a (re)connected listener may have missed some
+      const busyCaches = { calendarBusy: new CalendarBusyCache(), freebusyCache };
+      const calendarBusy = busyCaches.calendarBusy;
       const busyChanges = listenForBusyChanges(
         db.url,
-        (ids) => {
-          calendarBusy.invalidate(ids);
-          void freebusyCache.invalidate(ids);
-        },
+        (change) => applyBusyChange(busyCaches, change),
         log,
-        () => calendarBusy.clear(),
+        () => forgetUnheardChanges(busyCaches),
       );
       parts.push({ close: () => busyChanges.close() });
       const app = await buildServer({

@@ -5,6 +5,7 @@ import type { Config } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
 import { announceBusyChange, listenForBusyChanges } from '../../src/db/busy-changes.ts';
 import { CalendarBusyCache } from '../../src/domain/availability/calendar-busy-cache.ts';
+import { applyBusyChange, forgetUnheardChanges } from '../../src/domain/availability/announced-changes.ts';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { clearKeyCache } from '../../src/domain/auth/keys.ts';
 import { loadSeed } from '../../src/domain/seed/load.ts';
@@ -95,20 +96,21 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     rateLimitStore: opts.rateLimitStore ?? new MemoryRateLimitStore(),
     ...(opts.log ? { loggerInstance: opts.log } : { logger: false }),
   });
-  // as `serve` does: a calendar sync in another process drops this process's cached answers
+  // as `serve` does: a calendar sync or a booking change in another process drops this
+  // process's cached answers
   let listening!: () => void;
   const ready = new Promise<void>((r) => (listening = r));
   const markers = new Map<string, () => void>();
+  const busyCaches = { calendarBusy, freebusyCache };
   const busyChanges = listenForBusyChanges(
     db.url,
-    (ids) => {
-      for (const id of ids) markers.get(id)?.();
-      calendarBusy.invalidate(ids);
-      void freebusyCache.invalidate(ids);
+    (change) => {
+      if (change.kind === 'calendar') for (const id of change.memberIds) markers.get(id)?.();
+      applyBusyChange(busyCaches, change);
     },
     pino({ level: 'silent' }),
     () => {
-      calendarBusy.clear();
+      forgetUnheardChanges(busyCaches);
       listening();
     },
   );

@@ -73,6 +73,10 @@ export class FallbackFreeBusyCache implements FreeBusyCache {
     return this.useShared() ? this.shared.set(memberId, key, value) : this.local.set(memberId, key, value);
   }
 
+  dropLocal(memberIds?: readonly string[]): void {
+    this.local.dropLocal(memberIds);
+  }
+
   async invalidate(memberIds: readonly string[]): Promise<void> {
     await this.local.invalidate(memberIds);
     if (this.useShared() && (await this.shared.tryInvalidate(memberIds))) return;
@@ -85,10 +89,42 @@ export class FallbackFreeBusyCache implements FreeBusyCache {
 }
 
 /**
- * With a Redis link the cache is shared by every process (and invalidations reach them all); else per process.
- * enabled false (FREEBUSY_CACHE=off): none at all, every request computes.
+ * FREEBUSY_CACHE=off in a process that shares Redis with others: it keeps and reads nothing, but
+ * its booking changes still drop the answers the other processes keep there.
+ */
+class InvalidationsOnly implements FreeBusyCache {
+  private shared: FallbackFreeBusyCache;
+
+  constructor(shared: FallbackFreeBusyCache) {
+    this.shared = shared;
+  }
+
+  async get(): Promise<undefined> {
+    return undefined;
+  }
+
+  async set(): Promise<void> {}
+
+  invalidate(memberIds: readonly string[]): Promise<void> {
+    return this.shared.invalidate(memberIds);
+  }
+
+  dropLocal(): void {}
+}
+
+/**
+ * With a Redis link the cache is shared by every process (and invalidations reach them all); else per process,
+ * and the processes hear of each other's booking changes through PostgreSQL (src/db/busy-changes.ts).
+ * enabled false (FREEBUSY_CACHE=off): nothing kept, every request computes; with Redis, its
+ * invalidations still reach the shared cache the other processes use.
  */
 export function createFreeBusyCache(redis: RedisLink | undefined, enabled = true): ClosableFreeBusyCache {
-  const cache = !enabled ? new NoFreeBusyCache() : redis ? new FallbackFreeBusyCache(redis) : new MemoryFreeBusyCache();
+  const cache = enabled
+    ? redis
+      ? new FallbackFreeBusyCache(redis)
+      : new MemoryFreeBusyCache()
+    : redis
+      ? new InvalidationsOnly(new FallbackFreeBusyCache(redis))
+      : new NoFreeBusyCache();
   return Object.assign(cache, { close: async () => {} });
 }

@@ -8,6 +8,12 @@ export interface FreeBusyCache {
   get(memberId: string, key: string): Promise<unknown | undefined>;
   set(memberId: string, key: string, value: unknown): Promise<void>;
   invalidate(memberIds: readonly string[]): Promise<void>;
+  /**
+   * Drops what this process keeps in its own memory for these members (all of them without ids),
+   * leaving a shared store alone: another process changed their bookings and invalidated the
+   * shared store itself, and announced it (src/db/busy-changes.ts), or announcements were missed.
+   */
+  dropLocal(memberIds?: readonly string[]): void;
 }
 
 export const FREEBUSY_TTL_SECONDS = 60;
@@ -21,6 +27,8 @@ export class NoFreeBusyCache implements FreeBusyCache {
   async set(): Promise<void> {}
 
   async invalidate(): Promise<void> {}
+
+  dropLocal(): void {}
 }
 
 /**
@@ -72,7 +80,12 @@ export class MemoryFreeBusyCache implements FreeBusyCache {
   }
 
   async invalidate(memberIds: readonly string[]): Promise<void> {
-    for (const id of memberIds) this.byMember.delete(id);
+    this.dropLocal(memberIds);
+  }
+
+  dropLocal(memberIds?: readonly string[]): void {
+    if (!memberIds) this.byMember.clear();
+    else for (const id of memberIds) this.byMember.delete(id);
   }
 }
 
@@ -127,6 +140,9 @@ export class RedisFreeBusyCache implements FreeBusyCache {
   async invalidate(memberIds: readonly string[]): Promise<void> {
     await this.tryInvalidate(memberIds);
   }
+
+  /** Nothing of it is in this process. */
+  dropLocal(): void {}
 
   /**
    * invalidate, answering whether Redis took it (false: it failed open). Each member's index is

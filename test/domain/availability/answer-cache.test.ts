@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { CalendarBusyCache } from '../../../src/domain/availability/calendar-busy-cache.ts';
-import { MemoryFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
+import { MemoryFreeBusyCache, NoFreeBusyCache, RedisFreeBusyCache } from '../../../src/domain/availability/freebusy-cache.ts';
 import { availabilityBody } from '../../../src/domain/availability/get-availability.ts';
 import { hostTokens } from '../../../src/domain/availability/answer-cache.ts';
 import * as eventTypes from '../../../src/db/queries/event-types.ts';
@@ -27,7 +27,7 @@ const auth = { organizationId: 'org_northwind', mode: 'test' as const };
 const q = { event_type_id: 'et_intro_call', start_date: '2026-11-24', end_date: '2026-11-24', assigned_to_id: MEMBERS.amara };
 const starts = (body: Buffer) => (JSON.parse(body.toString()) as { slots: { start: string }[] }).slots.map((s) => s.start.slice(11, 16));
 /** No answer cache: every answer is computed, and only the hosts an answer keeps can be stale. */
-const NO_CACHE = { get: async () => undefined, set: async () => {}, invalidate: async () => {} };
+const NO_CACHE = new NoFreeBusyCache();
 /** Amara's hours from noon only, as a change made in the database by hand would write them. */
 const FROM_NOON = JSON.stringify([{ days: ['MON', 'TUE', 'WED', 'THU', 'FRI'], start: '12:00', end: '17:00' }]);
 
