@@ -44,26 +44,36 @@ describe('kill -9 under load', () => {
     const env = { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_TEST_PER_MINUTE: '1000000' };
     const base = () => `http://127.0.0.1:${port}`;
     const first = startCli(['serve'], env, /booking service ready/, 60_000);
-    await first.started;
-    const load = createLoad(base, 6);
-    // (a busy machine makes fewer: wait for some, whatever the time it takes)
-    await until(async () => load.results.filter((r) => r.status === 201).length >= 25 || false, 60_000);
-    // killed while it holds jobs: fetched routing jobs (running, or waiting in its local queue)
-    const heldAtKill = await until(async () => {
-      const r = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`);
-      return r.rows[0].n > 0 && (r.rows[0].n as number);
-    }, 20_000);
+    let load: ReturnType<typeof createLoad> | undefined;
+    let heldAtKill: number;
+    try {
+      await first.started;
+      load = createLoad(base, 6);
+      // (a busy machine makes fewer: wait for some, whatever the time it takes)
+      await until(async () => load!.results.filter((r) => r.status === 201).length >= 25 || false, 60_000);
+      // killed while it holds jobs: fetched routing jobs (running, or waiting in its local queue)
+      heldAtKill = await until(async () => {
+        const r = await db.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`);
+        return r.rows[0].n > 0 && (r.rows[0].n as number);
+      }, 20_000);
+    } catch (err) {
+      // the start or a wait failed: a live child or load would keep this file running for ever
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await load?.stop();
+      throw err;
+    }
     first.child.kill('SIGKILL');
     await first.exited;
     const killedAt = Date.now();
     await sleep(300);
-    await load.stop();
-    const acknowledged = load.results.filter((r) => r.status === 201).map((r) => r.bookingId!);
-    const notOk = load.results.filter((r) => r.status !== 201 && r.status !== 0);
+    await load!.stop();
+    const acknowledged = load!.results.filter((r) => r.status === 201).map((r) => r.bookingId!);
+    const notOk = load!.results.filter((r) => r.status !== 201 && r.status !== 0);
     const pending = await unrouted(db.pool, acknowledged);
     console.log(`# ${heldAtKill} jobs locked by the process when it was killed`);
     console.log(
-      `# ${load.results.length} creates sent, ${acknowledged.length} acknowledged (201), ${notOk.length} other answers (${[...new Set(notOk.map((r) => r.status))].join(', ') || 'none'}), ${pending.length} still DRAFT at the kill`,
+      `# ${load!.results.length} creates sent, ${acknowledged.length} acknowledged (201), ${notOk.length} other answers (${[...new Set(notOk.map((r) => r.status))].join(', ') || 'none'}), ${pending.length} still DRAFT at the kill`,
     );
     assert.ok(acknowledged.length > 20, 'the load made bookings');
     assert.ok(pending.length > 0, 'some acknowledged bookings were left DRAFT by the kill');

@@ -37,12 +37,14 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
     /booking service ready/,
     60_000,
   );
-  await serve.started;
   const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await killer.connect();
   const name = new URL(db.url).pathname.slice(1);
   const kills: Array<{ at: number; terminated: number }> = [];
   try {
+    // inside the try: a start or a connection that fails must still stop serve, or its open
+    // pipes keep this file's process waiting for ever
+    await serve.started;
+    await killer.connect();
     const load = createLoad(() => `http://127.0.0.1:${port}`, 6);
     for (let i = 0; i < 3; i++) {
       await sleep(2000);
@@ -134,7 +136,7 @@ it('backends terminated under a create load: 5xx only at the kill instants, ever
     );
     assert.equal(live.rows[0].n, 1, 'one pool registered with its lock held');
   } finally {
-    await killer.end();
+    await killer.end().catch(() => {});
     serve.child.kill('SIGTERM');
     await serve.exited;
   }
