@@ -114,6 +114,33 @@ describe('booking-service calendars', { skip }, () => {
     assert.ok(!(r.stdout + r.stderr).includes(Buffer.from(`amara:${PASSWORD}`).toString('base64')));
   });
 
+  it('connecting again keeps the busy time read before, in force, until a sync replaces it', async () => {
+    // It used to be deleted with the connection's resources: between the connect and a sync that
+    // succeeds (never, with the server down) the host could be booked over their meetings.
+    const state = async () =>
+      (
+        await db.pool.query(
+          `select c.sync_status, c.last_sync_at, (select count(*)::int from calendar_busy b where b.calendar_id = c.id) as blocks
+             from calendars c join calendar_connections k on k.calendar_id = c.id
+            where c.user_id = $1 and c.calendar_name = 'Work'`,
+          [MEMBERS.amara],
+        )
+      ).rows[0];
+    const synced = await state();
+    assert.equal(synced.sync_status, 'SUCCESS');
+    assert.equal(synced.blocks, 1);
+    const r = await connect();
+    assert.equal(r.code, 0, r.stderr);
+    const given = await state();
+    assert.equal(given.sync_status, 'PENDING');
+    assert.equal(given.blocks, 1, 'the meeting still counts');
+    assert.deepEqual(given.last_sync_at, synced.last_sync_at, 'lastSyncAt: the busy time in force is from that sync');
+    const again = await runCli(['calendars', 'sync'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /events=1 skipped=0 busy_blocks=1 /);
+    assert.equal((await state()).blocks, 1);
+  });
+
   it('a calendar that does not exist, a bad URL, a missing password: a clear message and a non-zero exit', async () => {
     const none = await runCli(['calendars', 'sync', '--calendar', 'cal_nope'], env);
     assert.equal(none.code, 1);

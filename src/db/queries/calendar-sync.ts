@@ -23,10 +23,13 @@ export interface NewConnection {
 }
 
 /**
- * Stores a calendar's connection. A new or changed connection (URL, user, password) forgets what
- * was read through the old one and puts the calendar back to PENDING; an unchanged one is left
- * alone unless `renew` (credentials given again: NEEDS_REAUTH ends). Returns whether it changed
- * (the caller then enqueues a sync).
+ * Stores a calendar's connection. A new or changed connection (URL, user, password) puts the
+ * calendar back to PENDING and makes its next sync read the whole collection again (no token,
+ * no ctag, every event expanded again); an unchanged one is left alone unless `renew`
+ * (credentials given again: NEEDS_REAUTH ends). What was read before stays, busy time included,
+ * until that sync replaces it: the host's meetings go on counting while the new connection has
+ * not been read, and if it cannot be (decisions §7: the last success's busy time stays in force).
+ * Returns whether it changed (the caller then enqueues a sync).
  */
 export async function upsertConnection(tx: Tx, c: NewConnection, renew = false): Promise<boolean> {
   const changed = await one<{ calendar_id: string }>(
@@ -43,8 +46,7 @@ export async function upsertConnection(tx: Tx, c: NewConnection, renew = false):
     [c.calendarId, c.url, c.username, c.passwordEncrypted, c.passwordDigest, renew],
   );
   if (!changed) return false;
-  await exec(tx, 'delete from calendar_resources where calendar_id = $1', [c.calendarId]);
-  await exec(tx, `update calendars set sync_status = 'PENDING', sync_error = null, last_sync_at = null where id = $1`, [c.calendarId]);
+  await exec(tx, `update calendars set sync_status = 'PENDING', sync_error = null where id = $1`, [c.calendarId]);
   return true;
 }
 
