@@ -561,14 +561,28 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
     const seriesCancelled = master !== null && cancelled(master);
     if (master) {
       try {
-        if (!seriesCancelled) blocks.push(...expand(master, overrides, ctx).filter((i) => i.busy));
-      } catch (e) {
-        noteSkip(e);
-      }
-      try {
         masterLength = ownSpan(master, new ICAL.Event(master), ctx).length;
       } catch {
         masterLength = null;
+      }
+    }
+    // An override that cannot be placed in time is left out before the master is expanded, so
+    // that the master's own instance stands in for it: a meeting still counts, at its series time.
+    const overridden: Instance[] = [];
+    overrides = overrides.filter((o) => {
+      try {
+        overridden.push(overrideInstance(o, masterLength, ctx));
+        return true;
+      } catch (e) {
+        noteSkip(e);
+        return false;
+      }
+    });
+    if (master) {
+      try {
+        if (!seriesCancelled) blocks.push(...expand(master, overrides, ctx).filter((i) => i.busy));
+      } catch (e) {
+        noteSkip(e);
       }
     }
     for (const extra of extraMasters) {
@@ -578,14 +592,7 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
         noteSkip(e);
       }
     }
-    for (const o of overrides) {
-      try {
-        const inst = overrideInstance(o, masterLength, ctx);
-        if (!seriesCancelled && inst.busy) blocks.push(inst);
-      } catch (e) {
-        noteSkip(e);
-      }
-    }
+    if (!seriesCancelled) blocks.push(...overridden.filter((i) => i.busy));
 
     if (skip) {
       result.skipped++;
