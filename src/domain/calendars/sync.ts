@@ -12,6 +12,7 @@ import { decryptSecret } from '../webhooks/secrets.ts';
 import type { DavEntry } from './caldav.ts';
 import { CalDavClient, CalDavError, escapeXml, etagOf, parseMultistatus, syncTokenOf, xmlText } from './caldav.ts';
 import { busyFromIcs } from './ics/busy.ts';
+import { mapInTurns } from '../../lib/turns.ts';
 
 export interface SyncDeps {
   db: Pool;
@@ -228,7 +229,8 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
     const window = syncWindow(deps.now(), deps.config.calendarSyncHorizonDays);
     const known = new Map((await store.resourceEtags(deps.db, calendarId)).map((r) => [r.href, r.etag]));
     const remote = await readRemote(client, cal, known);
-    const changed: ParsedResource[] = remote.changed.map((r) => ({
+    // expanding events is CPU work on the thread that answers the API: done in turns (mapInTurns)
+    const changed: ParsedResource[] = await mapInTurns(remote.changed, (r) => ({
       ...parse(r.href, r.data, window, cal.member_timezone),
       etag: r.etag,
       data: r.data,
@@ -255,7 +257,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
           tx,
           calendarId,
           cal.user_id,
-          kept.map((r) => parse(r.href, r.data, window, cal.member_timezone)),
+          await mapInTurns(kept, (r) => parse(r.href, r.data, window, cal.member_timezone)),
         );
         removed += again.removed;
         added += again.added;
