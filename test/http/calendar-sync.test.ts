@@ -214,6 +214,34 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.ok(!slots.includes('13:00') && !slots.includes('13:30'));
   });
 
+  it("the host's copy of a meeting's invitation is the service's own event; another installation's is a meeting", async () => {
+    const made = await book('2026-12-07T10:00:00Z');
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.booking.id;
+    assert.equal(await routeBooking({ db: t.db.pool, now: () => NOW, log: pino({ level: 'silent' }) }, id), 'routed');
+    // the invitation the host was emailed, added to the calendar by their client: the meeting's
+    // UID and time, no X-BOOKING-ID
+    await radicale.putEvent('amara', 'work', 'invite.ics', vevent(`${id}@booking-service`, '2026-12-07T10:00:00Z', '2026-12-07T10:30:00Z'));
+    // the same shape from another installation of the service: a booking this one never made
+    const foreign = 'bkg_0123456789abcdef01234567@booking-service';
+    await radicale.putEvent('amara', 'work', 'foreign.ics', vevent(foreign, '2026-12-07T14:00:00Z', '2026-12-07T15:00:00Z'));
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    const blocks = await t.db.pool.query(
+      `select start_time from calendar_busy where calendar_id = 'cal_amara_caldav' and start_time::date = '2026-12-07'`,
+    );
+    assert.deepEqual(
+      blocks.rows.map((r) => r.start_time.toISOString()),
+      ['2026-12-07T14:00:00.000Z'],
+    );
+    assert.ok(!(await availability('2026-12-07')).includes('14:00'));
+    // cancelled, while the host's client kept its copy: the time is free again
+    const cancel = await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret });
+    assert.equal(cancel.status, 200, cancel.text);
+    assert.ok((await availability('2026-12-07')).includes('10:00'));
+    assert.equal(await radicale.deleteEvent('amara', 'work', 'invite.ics'), 200);
+    assert.equal(await radicale.deleteEvent('amara', 'work', 'foreign.ics'), 200);
+  });
+
   it('a new day moves the window: the stored events are expanded again without reading them again', async () => {
     await radicale.putEvent(
       'amara',

@@ -9,6 +9,7 @@ export type ConnectionRow = CalendarConnectionRow;
 
 /** A connected calendar as a sync needs it: the connection, whose calendar it is and in which zone. */
 export interface ClaimedCalendar extends ConnectionRow {
+  organization_id: string;
   user_id: string;
   provider: string;
   member_timezone: string;
@@ -100,11 +101,21 @@ export async function claimSync(tx: Tx, calendarId: string, lease: string, lease
       where k.calendar_id = $1 and c.id = k.calendar_id and c.provider = any($4)
         and c.sync_status <> 'NEEDS_REAUTH'
         and (k.sync_lease is null or k.sync_lease_until < now())
-      returning k.*, c.user_id, c.provider, m.timezone as member_timezone`,
+      returning k.*, c.organization_id, c.user_id, c.provider, m.timezone as member_timezone`,
     [calendarId, lease, leaseSeconds, SYNCED_PROVIDERS],
   );
   if (claimed) await exec(tx, `update calendars set sync_status = 'SYNCING' where id = $1`, [calendarId]);
   return claimed;
+}
+
+/** Of these booking ids, those of the organization's bookings. */
+export async function existingBookingIds(db: Db, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await rows<{ id: string }>(db, 'select id from bookings where organization_id = $1 and id = any($2::text[])', [
+    organizationId,
+    [...new Set(ids)],
+  ]);
+  return found.map((r) => r.id);
 }
 
 /** Locks the connection if this sync still holds its lease; false: the outcome must not be written. */

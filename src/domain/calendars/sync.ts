@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import { announceBusyChange } from '../../db/busy-changes.ts';
-import type { Pool } from '../../db/pool.ts';
+import type { Db, Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import type { ClaimedCalendar, ParsedResource } from '../../db/queries/calendar-sync.ts';
 import * as store from '../../db/queries/calendar-sync.ts';
@@ -13,6 +13,7 @@ import type { DavEntry } from './caldav.ts';
 import { CalDavClient, CalDavError, escapeXml, etagOf, parseMultistatus, syncTokenOf, xmlText } from './caldav.ts';
 import { busyFromIcs } from './ics/busy.ts';
 import { mapInTurns } from '../../lib/turns.ts';
+import { calendarUid, meetingIdsIn } from '../email/enqueue.ts';
 
 export interface SyncDeps {
   db: Pool;
@@ -166,10 +167,10 @@ async function multiget(client: CalDavClient, url: string, hrefs: readonly strin
   return { found, missing };
 }
 
-function parse(href: string, data: string, window: { start: Date; end: Date }, zone: string) {
+function parse(href: string, data: string, window: { start: Date; end: Date }, zone: string, ownUids: ReadonlySet<string>) {
   let result;
   try {
-    result = busyFromIcs(data, { windowStart: window.start, windowEnd: window.end, zone });
+    result = busyFromIcs(data, { windowStart: window.start, windowEnd: window.end, zone, ownUids });
   } catch {
     // the whole resource is unreadable: it counts as one skipped event, the rest of the calendar still counts
     return { href, events: 0, skipped: 1, starts: [] as Date[], ends: [] as Date[] };
@@ -181,6 +182,18 @@ function parse(href: string, data: string, window: { start: Date; end: Date }, z
     starts: result.blocks.map((b) => b.start),
     ends: result.blocks.map((b) => b.end),
   };
+}
+
+/**
+ * The UIDs in these resources that are meetings of this service (decisions §7: events the service
+ * wrote itself do not count twice): its write-back carries X-BOOKING-ID, but the invitation a host
+ * was emailed, added to a calendar by their client, has only the meeting's UID. Only UIDs of the
+ * organization's own bookings count: another installation's meeting with a UID of the same shape
+ * is a real meeting.
+ */
+async function ownMeetingUids(db: Db, organizationId: string, texts: readonly string[]): Promise<Set<string>> {
+  const ids = await store.existingBookingIds(db, organizationId, texts.flatMap(meetingIdsIn));
+  return new Set(ids.map(calendarUid));
 }
 
 /** The reason a sync failed, as the calendar's syncError shows it (never a credential). */
@@ -230,8 +243,13 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
     const known = new Map((await store.resourceEtags(deps.db, calendarId)).map((r) => [r.href, r.etag]));
     const remote = await readRemote(client, cal, known);
     // expanding events is CPU work on the thread that answers the API: done in turns (mapInTurns)
+    const ownUids = await ownMeetingUids(
+      deps.db,
+      cal.organization_id,
+      remote.changed.map((r) => r.data),
+    );
     const changed: ParsedResource[] = await mapInTurns(remote.changed, (r) => ({
-      ...parse(r.href, r.data, window, cal.member_timezone),
+      ...parse(r.href, r.data, window, cal.member_timezone, ownUids),
       etag: r.etag,
       data: r.data,
     }));
@@ -253,11 +271,16 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
           calendarId,
           changed.map((r) => r.href),
         );
+        const keptOwn = await ownMeetingUids(
+          tx,
+          cal.organization_id,
+          kept.map((r) => r.data),
+        );
         const again = await store.reexpand(
           tx,
           calendarId,
           cal.user_id,
-          await mapInTurns(kept, (r) => parse(r.href, r.data, window, cal.member_timezone)),
+          await mapInTurns(kept, (r) => parse(r.href, r.data, window, cal.member_timezone, keptOwn)),
         );
         removed += again.removed;
         added += again.added;

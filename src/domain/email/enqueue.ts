@@ -33,6 +33,11 @@ export function calendarUid(rootBookingId: string): string {
   return `${rootBookingId}@booking-service`;
 }
 
+/** The booking ids named by UID lines of calendar text shaped as calendarUid makes them. */
+export function meetingIdsIn(text: string): string[] {
+  return [...text.matchAll(/^UID:(bkg_[0-9a-f]{24})@booking-service\r?$/gm)].map((m) => m[1]!);
+}
+
 /** The assigned member first, each host once. */
 function hostsOf(booking: BookingForEmail): Person[] {
   const seen = new Set<string>();

@@ -23,6 +23,12 @@ export interface BusyOptions {
   windowEnd: Date;
   /** The member's IANA zone, for DATE (all-day) and floating values. */
   zone: string;
+  /**
+   * UIDs of this service's own meetings found in the text (`<root booking id>@booking-service`,
+   * each a booking the caller looked up): a copy of one (the invitation the host was sent, added
+   * to a calendar without X-BOOKING-ID) is the service's own event too.
+   */
+  ownUids?: ReadonlySet<string>;
 }
 
 export type SkipReason = 'unparseable' | 'unknown-timezone' | 'too-many-occurrences' | 'unsupported-rule';
@@ -518,7 +524,7 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
 
   for (const [uid, pieces] of groups) {
     result.events++;
-    if (pieces.some((p) => p.own)) {
+    if (pieces.some((p) => p.own) || opts.ownUids?.has(uid)) {
       result.own++;
       continue;
     }
