@@ -8,9 +8,9 @@ const CHANNEL = 'booking_service_busy';
 
 /**
  * Tells every running process that these members' busy time changed outside a booking (a
- * calendar sync; a booking's holds announce themselves, see BusyChange), so that caches of availability and free/busy kept in process memory drop
- * their answers at once. Inside a transaction it is delivered at commit, and not at all on
- * rollback. The payload is the member ids, comma-separated (a NOTIFY payload holds 8000 bytes:
+ * calendar sync; a booking's holds announce themselves, see BusyChange), so that caches of
+ * availability and free/busy kept in process memory drop their answers at once. Inside a
+ * transaction it is delivered at commit, and not at all on rollback. The payload is the member ids, comma-separated (a NOTIFY payload holds 8000 bytes:
  * about 200 ids, which one sync, of one member's calendar, never nears).
  */
 export async function announceBusyChange(db: Db, memberIds: readonly string[]): Promise<void> {

@@ -242,12 +242,12 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
     const window = syncWindow(deps.now(), deps.config.calendarSyncHorizonDays);
     const known = new Map((await store.resourceEtags(deps.db, calendarId)).map((r) => [r.href, r.etag]));
     const remote = await readRemote(client, cal, known);
-    // expanding events is CPU work on the thread that answers the API: done in turns (mapInTurns)
     const ownUids = await ownMeetingUids(
       deps.db,
       cal.organization_id,
       remote.changed.map((r) => r.data),
     );
+    // expanding events is CPU work on the thread that answers the API: done in turns (mapInTurns)
     const changed: ParsedResource[] = await mapInTurns(remote.changed, (r) => ({
       ...parse(r.href, r.data, window, cal.member_timezone, ownUids),
       etag: r.etag,

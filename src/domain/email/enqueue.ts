@@ -33,9 +33,12 @@ export function calendarUid(rootBookingId: string): string {
   return `${rootBookingId}@booking-service`;
 }
 
-/** The booking ids named by UID lines of calendar text shaped as calendarUid makes them. */
+/**
+ * The booking ids named by UID lines of calendar text shaped as calendarUid makes them (property
+ * names are case-insensitive, RFC 5545; the ids are lower-case, so another case finds none).
+ */
 export function meetingIdsIn(text: string): string[] {
-  return [...text.matchAll(/^UID:(bkg_[0-9a-f]{24})@booking-service\r?$/gm)].map((m) => m[1]!);
+  return [...text.matchAll(/^UID:(bkg_[0-9a-f]{24})@booking-service\r?$/gim)].map((m) => m[1]!);
 }
 
 /** The assigned member first, each host once. */
