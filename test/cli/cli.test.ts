@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,6 +7,7 @@ import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { runCli, startCli } from '../helpers/cli.ts';
 import { demoSeed, testSeed } from '../helpers/fixtures.ts';
+import { freePort } from '../helpers/ports.ts';
 
 let db: TestDatabase;
 let dir: string;
@@ -29,15 +29,6 @@ function writeSeed(name: string, seed: unknown): string {
 async function count(table: string): Promise<number> {
   const r = await db.pool.query(`select count(*)::int n from ${table}`);
   return r.rows[0].n;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 }
 
 describe('booking-service CLI', () => {

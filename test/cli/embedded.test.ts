@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startCli } from '../helpers/cli.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bs-embedded-'));
 fs.chmodSync(dataDir, 0o777);
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 async function startOnce(label: string) {
   const port = await freePort();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startCli } from '../helpers/cli.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { createLoad, overlaps, seedLoadOrganization, unrouted } from '../helpers/load.ts';
+import { freePort } from '../helpers/ports.ts';
 
 // kill -9 of a real process under a create load. Bookings acknowledged (201) before the kill
 // whose routing job the dead process had fetched used to stay DRAFT for about two minutes; a
@@ -16,15 +16,6 @@ before(async () => {
   await seedLoadOrganization(db.pool);
 });
 after(async () => db?.drop());
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

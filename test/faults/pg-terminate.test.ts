@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, it } from 'node:test';
 import pg from 'pg';
 import { startCli } from '../helpers/cli.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { createLoad, overlaps, seedLoadOrganization, unrouted } from '../helpers/load.ts';
+import { freePort } from '../helpers/ports.ts';
 
 // Every PostgreSQL backend of the service's database terminated (pg_terminate_backend) three
 // times under a create load: the API fails only requests in flight at those instants, every
@@ -19,14 +19,6 @@ before(async () => {
 });
 after(async () => db?.drop());
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('backends terminated under a create load: 5xx only at the kill instants, every 201 present and routed, no live worker caught', async () => {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { skipBecause } from './components.ts';
+import { freePort } from './ports.ts';
 
 /** The real CalDAV server the calendar tests run against (Debian package `radicale`). */
 export const RADICALE_BIN = process.env.RADICALE_BIN ?? '/usr/bin/radicale';
@@ -45,17 +45,6 @@ export interface RadicaleOptions {
    * thousands of events): user → calendar → { displayName, events: file name → ics }.
    */
   preload?: Record<string, Record<string, { displayName?: string; components?: string; events: Record<string, string> }>>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function writeCalendar(storage: string, user: string, calendar: string, c: NonNullable<RadicaleOptions['preload']>[string][string]) {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../helpers/app.ts';
@@ -7,21 +6,13 @@ import { startApp } from '../helpers/app.ts';
 import { startCli } from '../helpers/cli.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import { TEST_REDIS_URL, skipWithoutRedis } from '../helpers/redis.ts';
+import { freePort } from '../helpers/ports.ts';
 
 // Several `serve` processes on one database, each caching availability and free/busy answers:
 // a booking made through one must not leave another offering the booked time (docs/scheduling.md,
 // "The cache"). Without Redis each process keeps its own answers and hears of the others' booking
 // changes through PostgreSQL; with Redis they share one store, which a process that caches nothing
 // (FREEBUSY_CACHE=off) must still invalidate.
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 /** Amara (Europe/London, weekdays 09:00–17:00) on the intro call, a weekday at least a week ahead. */
 function weekdayAhead(): string {

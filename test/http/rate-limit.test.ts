@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { TestApp } from '../helpers/app.ts';
@@ -7,6 +6,7 @@ import { startApp } from '../helpers/app.ts';
 import { startCli } from '../helpers/cli.ts';
 import { KEYS } from '../helpers/fixtures.ts';
 import { TEST_REDIS_URL, skipWithoutRedis } from '../helpers/redis.ts';
+import { freePort } from '../helpers/ports.ts';
 
 describe('per-key rate limits (in memory)', () => {
   let t: TestApp;
@@ -63,15 +63,6 @@ describe('per-key rate limits (in memory)', () => {
     assert.equal(res.headers.get('x-ratelimit-limit'), null);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 /** Only the rate-limit counters: other test files share the Redis database. */
 async function clearCounters(redis: Redis): Promise<void> {
