@@ -184,8 +184,8 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       // a calendar sync in any process (another worker, the CLI) drops this process's cached
       // answers and calendar blocks for the member, and a booking change in another API process
       // the answers it keeps in memory; a (re)connected listener may have missed some
-      const busyCaches = { calendarBusy: new CalendarBusyCache(), freebusyCache };
-      const calendarBusy = busyCaches.calendarBusy;
+      const calendarBusy = new CalendarBusyCache();
+      const busyCaches = { calendarBusy, freebusyCache };
       const busyChanges = listenForBusyChanges(
         db.url,
         (change) => applyBusyChange(busyCaches, change),
