@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { getFreeBusy } from '../../src/domain/availability/get-freebusy.ts';
+import { NotFound } from '../../src/domain/errors.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
@@ -126,6 +127,52 @@ describe('GET /v1/freebusy/{userId}', () => {
     const fresh = await getFreeBusy(t.db.pool, cache, caller, MEMBERS.amara, q);
     assert.equal(fresh.cached, false);
     assert.equal(JSON.parse(fresh.body).slots[0].reason, 'booking');
+  });
+
+  it('an answer computed while a booking of the member commits is not kept over it', async () => {
+    const cache = new MemoryFreeBusyCache(() => NOW.getTime());
+    const q = { start: '2026-11-30T09:00:00Z', end: '2026-11-30T10:00:00Z', time_slot: 30 };
+    const caller = { organizationId: null, mode: 'live' as const };
+    // the booking commits, and invalidates as its create does, just after this answer's busy read
+    const pool = t.db.pool;
+    let landed = false;
+    const racing = new Proxy(pool, {
+      get(target, prop) {
+        if (prop !== 'query') return Reflect.get(target, prop, target);
+        return async (config: { text?: string }, values?: unknown[]) => {
+          const result = await pool.query(config as never, values as never);
+          if (!landed && typeof config === 'object' && config.text?.includes('from member_busy_days')) {
+            landed = true;
+            await insertBooking(pool, {
+              mode: 'live',
+              eventTypeId: 'et_intro_call',
+              memberIds: [MEMBERS.amara],
+              start: '2026-11-30T09:00:00Z',
+              minutes: 30,
+            });
+            await cache.invalidate([MEMBERS.amara]);
+          }
+          return result;
+        };
+      },
+    });
+    const raced = await getFreeBusy(racing, cache, caller, MEMBERS.amara, q);
+    assert.ok(landed, "the busy read was not recognised: does 'from member_busy_days' still name it?");
+    assert.equal(JSON.parse(raced.body).slots[0].status, 'free', 'read before the booking');
+    const next = await getFreeBusy(pool, cache, caller, MEMBERS.amara, q);
+    assert.equal(next.cached, false, 'the answer read before the booking is not served after it');
+    assert.equal(JSON.parse(next.body).slots[0].reason, 'booking');
+  });
+
+  it('ids of no member leave nothing in the cache', async () => {
+    const cache = new MemoryFreeBusyCache(() => NOW.getTime());
+    const q = { start: '2026-11-24T09:00:00Z', end: '2026-11-24T10:00:00Z', time_slot: 30 };
+    const caller = { organizationId: null, mode: 'live' as const };
+    for (let i = 0; i < 20; i++) {
+      const id = `3b9a4c1e-7d2f-4e8a-9c51-${String(i).padStart(12, '0')}`;
+      await assert.rejects(getFreeBusy(t.db.pool, cache, caller, id, q), (err) => err instanceof NotFound);
+    }
+    assert.equal(cache.size(), 0);
   });
 
   it("a key of the member's organization is fine; another organization's key gets 404; a bad key 401", async () => {

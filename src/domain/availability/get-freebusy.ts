@@ -3,6 +3,7 @@ import { busyOfMembers } from '../../db/queries/busy.ts';
 import * as members from '../../db/queries/members.ts';
 import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
 import { NotFound, ValidationError } from '../errors.ts';
+import { hostTokens } from './answer-cache.ts';
 import type { FreeBusyCache } from './freebusy-cache.ts';
 import { freeBusySlots } from './freebusy.ts';
 import type { Interval } from './intervals.ts';
@@ -37,8 +38,9 @@ function pairs(starts: ArrayLike<number>, ends: ArrayLike<number>): Interval[] {
 
 /**
  * GET /freebusy/{userId}: the member's [start, end) tiled by time_slot, each tile free or busy
- * with a reason (decisions.md §4a). Answers are cached 60 s per member; booking changes
- * and calendar syncs invalidate them. Bookings of the caller's mode count (live without a key). Returns the JSON body.
+ * with a reason (decisions.md §4a). Answers are cached 60 s per member; booking changes,
+ * calendar syncs and seeds that change the member invalidate them. Bookings of the caller's mode
+ * count (live without a key). Returns the JSON body.
  */
 export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusyCaller, userId: string, q: FreeBusyQuery) {
   if (!isMemberId(userId)) throw new ValidationError(`path parameter "userId" must be a user id (UUID), got "${userId}"`, 'userId');
@@ -49,14 +51,20 @@ export async function getFreeBusy(db: Db, cache: FreeBusyCache, caller: FreeBusy
     throw new ValidationError(`query parameter "end" must be at most ${MAX_FREEBUSY_DAYS} days after start`, 'end');
   }
   // The caller's organization is part of the key: an answer is only stored after the member was
-  // found in it, so a hit needs no database at all.
+  // found in it, so a hit needs no database at all. So is the member's token (answer-cache.ts),
+  // taken before the database is read: an invalidation landing while the answer is computed
+  // drops the token it will be stored under, so an answer read before a booking committed is
+  // never served after it.
   const memberId = userId.toLowerCase();
-  const cacheKey = `${caller.organizationId ?? '*'}|${caller.mode}|${from}|${to}|${q.time_slot}`;
+  const [token] = await hostTokens(cache, [memberId]);
+  const cacheKey = `freebusy|${caller.organizationId ?? '*'}|${caller.mode}|${from}|${to}|${q.time_slot}|${token}`;
   const cached = await cache.get(memberId, cacheKey);
   if (typeof cached === 'string') return { body: cached, cached: true };
 
   const member = await members.findById(db, memberId);
   if (!member || !member.is_active || (caller.organizationId !== null && member.organization_id !== caller.organizationId)) {
+    // no member of that id at all: its token goes, so ids made up by callers leave nothing behind
+    if (!member) await cache.invalidate([memberId]);
     throw new NotFound(`user "${userId}" not found`);
   }
   const rows = await busyOfMembers(db, [member.id], caller.mode, new Date(from), new Date(to), null);
