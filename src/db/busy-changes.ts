@@ -6,16 +6,21 @@ import { exec } from './pool.ts';
 
 const CHANNEL = 'booking_service_busy';
 
+/** Ids per announcement: a NOTIFY payload holds under 8000 bytes, and an id with its comma takes 37. */
+export const IDS_PER_ANNOUNCEMENT = 200;
+
 /**
  * Tells every running process that these members' busy time changed outside a booking (a
- * calendar sync; a booking's holds announce themselves, see BusyChange), so that caches of
- * availability and free/busy kept in process memory drop their answers at once. Inside a
- * transaction it is delivered at commit, and not at all on rollback. The payload is the member ids, comma-separated (a NOTIFY payload holds 8000 bytes:
- * about 200 ids, which one sync, of one member's calendar, never nears).
+ * calendar sync, or a seed changing their hours, zone, out-of-office or calendars; a booking's
+ * holds announce themselves, see BusyChange), so that caches of availability and free/busy drop
+ * their answers at once. Inside a transaction it is delivered at commit, and not at all on
+ * rollback. The payload is the member ids, comma-separated, IDS_PER_ANNOUNCEMENT at most: a
+ * seed changing more members sends several.
  */
 export async function announceBusyChange(db: Db, memberIds: readonly string[]): Promise<void> {
-  if (memberIds.length === 0) return;
-  await exec(db, 'select pg_notify($1, $2)', [CHANNEL, memberIds.join(',')]);
+  for (let i = 0; i < memberIds.length; i += IDS_PER_ANNOUNCEMENT) {
+    await exec(db, 'select pg_notify($1, $2)', [CHANNEL, memberIds.slice(i, i + IDS_PER_ANNOUNCEMENT).join(',')]);
+  }
 }
 
 /** What an announcement says changed, and for whom. */

@@ -3,9 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { MemoryFreeBusyCache } from '../../src/domain/availability/freebusy-cache.ts';
 import { getFreeBusy } from '../../src/domain/availability/get-freebusy.ts';
 import { NotFound } from '../../src/domain/errors.ts';
+import { loadSeed } from '../../src/domain/seed/load.ts';
+import { validateSeed } from '../../src/domain/seed/validate.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
+import { KEYS, MEMBERS, testSeed } from '../helpers/fixtures.ts';
 import { insertBooking, insertOutOfOffice } from '../domain/availability/scheduling-fixtures.ts';
 
 // Amara: Europe/London, Mon–Fri 09:00–17:00 (UTC+0 in November).
@@ -173,6 +175,37 @@ describe('GET /v1/freebusy/{userId}', () => {
       await assert.rejects(getFreeBusy(t.db.pool, cache, caller, id, q), (err) => err instanceof NotFound);
     }
     assert.equal(cache.size(), 0);
+  });
+
+  it('a seed that changes the member drops its cached answers: new hours, then 404 once inactive', async () => {
+    const q = 'start=2026-12-01T09:00:00Z&end=2026-12-01T11:00:00Z';
+    const jonasWith = (change: (m: { working_hours: unknown; is_active: boolean }) => void) => {
+      const seed = testSeed();
+      change(seed.organizations[0].members.find((m: { id: string }) => m.id === MEMBERS.jonas));
+      return validateSeed(seed);
+    };
+    const first = await fb(MEMBERS.jonas, q);
+    assert.equal((await fb(MEMBERS.jonas, q)).headers.get('x-cache'), 'HIT');
+    try {
+      await loadSeed(
+        t.db.pool,
+        jonasWith((m) => (m.working_hours = [{ days: ['MON', 'TUE', 'WED', 'THU'], start: '11:00', end: '16:00' }])),
+      );
+      await t.settle(); // the seed's announcement has reached this process
+      const later = await fb(MEMBERS.jonas, q);
+      assert.equal(later.headers.get('x-cache'), 'MISS');
+      assert.notDeepEqual(summary(later.body), summary(first.body));
+      assert.equal(later.body.slots.filter((s: { reason?: string }) => s.reason === 'outside_working_hours').length, 2);
+      assert.equal((await fb(MEMBERS.jonas, q)).headers.get('x-cache'), 'HIT');
+      await loadSeed(
+        t.db.pool,
+        jonasWith((m) => (m.is_active = false)),
+      );
+      await t.settle();
+      assert.equal((await fb(MEMBERS.jonas, q)).status, 404);
+    } finally {
+      await loadSeed(t.db.pool, validateSeed(testSeed()));
+    }
   });
 
   it("a key of the member's organization is fine; another organization's key gets 404; a bad key 401", async () => {

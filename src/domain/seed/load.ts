@@ -53,7 +53,15 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
       const before = n;
       n += await up.upsertOrganization(tx, org);
       for (const [i, team] of org.teams.entries()) n += await named(`${p}.teams[${i}]`, () => up.upsertTeam(tx, org.id, team));
-      for (const [i, member] of org.members.entries()) n += await named(`${p}.members[${i}]`, () => up.upsertMember(tx, org.id, member));
+      const changedMembers: string[] = [];
+      for (const [i, member] of org.members.entries()) {
+        const changed = await named(`${p}.members[${i}]`, () => up.upsertMember(tx, org.id, member));
+        if (changed > 0) changedMembers.push(member.id);
+        n += changed;
+      }
+      // their hours, zone, out-of-office or being active changed: every process drops the
+      // free/busy answers it keeps of them (availability's answers follow schedule_version)
+      await announceBusyChange(tx, changedMembers);
       for (const [i, type] of org.event_types.entries()) {
         n += await named(`${p}.event_types[${i}]`, () => up.upsertEventType(tx, org.id, type));
       }
