@@ -28,8 +28,6 @@ import type { Database } from './runtime.ts';
 import { connectRedis } from './lib/redis-link.ts';
 import { createLogger, openDatabase } from './runtime.ts';
 
-/** The API's own pool in `serve`, apart from the worker's, so a job backlog never queues requests. */
-const API_CONNECTIONS = 20;
 /**
  * Connections of each long-running pool (the API's, the worker's) opened at start and kept
  * open however idle: a service with little traffic would otherwise meet a cold PostgreSQL
@@ -174,9 +172,11 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
     runner.promise.then(() => workerStopped(), workerStopped);
     if (opts.api) {
       const rateLimitStore = createRateLimitStore(redis);
-      const apiPool = createPool(db.url, API_CONNECTIONS, KEPT_CONNECTIONS);
+      // the API's own pool, apart from the worker's, so a job backlog never queues requests
+      const kept = Math.min(KEPT_CONNECTIONS, config.apiPoolSize);
+      const apiPool = createPool(db.url, config.apiPoolSize, kept);
       parts.push({ close: () => apiPool.end() });
-      await openConnections(apiPool, KEPT_CONNECTIONS);
+      await openConnections(apiPool, kept);
       observePool('api', apiPool);
       // seed and keys create announce their changes: cached keys are dropped at once
       const configChanges = listenForConfigChanges(db.url, clearKeyCache, log);

@@ -47,3 +47,14 @@ describe('WEBHOOK_CA_FILE', () => {
     }
   });
 });
+
+describe('API_POOL_SIZE', () => {
+  it('takes a whole number from 1 to 500, 20 without it, and refuses anything else', () => {
+    assert.equal(loadConfig({}).apiPoolSize, 20);
+    assert.equal(loadConfig({ API_POOL_SIZE: '1' }).apiPoolSize, 1);
+    assert.equal(loadConfig({ API_POOL_SIZE: '500' }).apiPoolSize, 500);
+    refused({ API_POOL_SIZE: '0' }, /^API_POOL_SIZE: must be between 1 and 500, got 0$/);
+    refused({ API_POOL_SIZE: '501' }, /^API_POOL_SIZE: must be between 1 and 500, got 501$/);
+    refused({ API_POOL_SIZE: 'ten' }, /^API_POOL_SIZE: expected a whole number, got "ten"$/);
+  });
+});

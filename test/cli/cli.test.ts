@@ -399,6 +399,40 @@ describe('booking-service CLI', () => {
     }
   });
 
+  it("API_POOL_SIZE caps the connections serve's API holds, however many requests come at once", async () => {
+    const own = await createTestDatabase();
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: own.url,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      WORKER_CONCURRENCY: '2',
+      RATE_LIMIT_TEST_PER_MINUTE: '1000000',
+    };
+    assert.equal((await runCli(['seed', writeSeed('pool.json', demoSeed())], env)).code, 0);
+    const serve = startCli(['serve'], { ...env, API_POOL_SIZE: '2', LOG_LEVEL: 'info' }, /booking service ready/);
+    try {
+      await serve.started;
+      const list = () =>
+        fetch(`http://127.0.0.1:${port}/v1/event-types`, { headers: { authorization: 'Bearer sk_test_northwind_demo_server_key_0001' } });
+      for (let round = 0; round < 5; round++) {
+        const statuses = await Promise.all(Array.from({ length: 50 }, async () => (await list()).status));
+        assert.deepEqual(new Set(statuses), new Set([200]), 'every request answered: they wait for a connection');
+      }
+      // each connection's last statement: the API's ran the list, the worker's graphile-worker's own
+      const api = await own.pool.query(
+        `select count(*)::int n from pg_stat_activity
+          where datname = current_database() and application_name = 'booking-service' and pid <> pg_backend_pid()
+            and query ilike '%from event_types%'`,
+      );
+      assert.ok(api.rows[0].n >= 1 && api.rows[0].n <= 2, `${api.rows[0].n} connections ran the API's list`);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      await own.drop();
+    }
+  });
+
   // Node 22.12 to 22.17 (decisions.md: 22.12+ supported) strip types only when asked; Node 24
   // without type stripping stands in for them: the binary runs itself again with the flag.
   it('runs on a Node that does not strip types by default: exit codes, and serve stops on SIGTERM', async () => {
