@@ -212,6 +212,23 @@ describe('POST /bookings: the last days a client may name', () => {
   });
 });
 
+describe('the first days a client may name (year 0001)', () => {
+  it('availability, members available and free/busy answer them, though the days around them would fall before year 1', async () => {
+    for (const path of [
+      '/v1/availability?event_type_id=et_intro_call&start_date=0001-01-01&end_date=0001-01-03',
+      '/v1/team/members/available?date=0001-01-01',
+      `/v1/freebusy/${MEMBERS.amara}?start=0001-01-01T00:00:00Z&end=0001-01-02T00:00:00Z`,
+    ]) {
+      const res = await t.request('GET', path, { key: KEYS.secret });
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+    }
+    const before = await t.request('GET', '/v1/availability?event_type_id=et_intro_call&start_date=0000-12-31&end_date=0001-01-01', {
+      key: KEYS.secret,
+    });
+    await expectError(before, 400, 'validation_error', 'start_date');
+  });
+});
+
 describe('POST /bookings: metadata (decisions.md §8)', () => {
   it('any JSON values are stored and returned exactly as sent, by create, read and list', async () => {
     const metadata = {

@@ -173,7 +173,13 @@ function decoded(r: WireRow, base: number): BusyRow {
 }
 
 /** The UTC calendar day of an instant, as a date literal. */
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/**
+ * The UTC day of an instant as PostgreSQL reads it, no earlier than 0001-01-01: a client may name
+ * the first days of year 1 (src/lib/dates.ts), and the days read around them would otherwise fall
+ * in year 0, which PostgreSQL refuses ("0000-12-30"). No hold is older than year 1.
+ */
+const FIRST_DAY_MS = Date.parse('0001-01-01T00:00:00Z');
+const utcDay = (ms: number) => new Date(Math.max(ms, FIRST_DAY_MS)).toISOString().slice(0, 10);
 
 /**
  * For round-robin: the member's bookings (held, or closed as completed / no-show) starting in
