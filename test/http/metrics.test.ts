@@ -82,11 +82,13 @@ describe('GET /metrics', () => {
     assert.equal(delta('http_request_duration_seconds_count{method="POST",route="/v1/bookings",status="201"}'), 1);
   });
 
-  it('counts a change that happened, and neither a repeated confirm (no change) nor a refused cancel', async () => {
+  it('counts a change of status, and neither a repeated confirm, a PATCH (no change of status) nor a refused cancel', async () => {
     const booking = await created(t, introBody('2026-12-02T11:00:00Z'));
     await waitForStatusChange(t, booking.id, 'DRAFT');
     const before = await scrape();
     assert.equal((await t.request('POST', `/v1/bookings/${booking.id}/confirm`, { key: KEYS.secret })).status, 200, 'SCHEDULED already');
+    const patched = await t.request('PATCH', `/v1/bookings/${booking.id}`, { key: KEYS.secret, body: { attendee: { name: 'Renamed' } } });
+    assert.equal(patched.status, 200, 'a PATCH changes the booking, not its status');
     assert.equal((await t.request('DELETE', `/v1/bookings/${booking.id}`, { key: KEYS.secret, body: {} })).status, 200);
     assert.equal((await t.request('DELETE', `/v1/bookings/${booking.id}`, { key: KEYS.secret, body: {} })).status, 409);
     const after = await scrape();

@@ -39,16 +39,19 @@ export async function changeBooking(
   apply: (tx: Tx, locked: LockedBooking, now: Date) => Promise<Applied>,
 ): Promise<BookingRow> {
   const now = deps.now();
+  let from = '';
   const result = await withRetry(() =>
     transaction(deps.db, async (tx) => {
       const locked = await bookings.lockForChange(tx, caller.organizationId, caller.mode, id);
       if (!locked) throw new NotFound(`booking "${id}" not found`);
+      from = locked.status;
       if (requireTransition(op, locked.status).noop) return { booking: locked as BookingRow, touched: [], changed: false };
       return apply(tx, locked, now);
     }),
   );
   if (result.touched.length > 0) await deps.freebusyCache.invalidate(result.touched);
-  if (result.changed !== false) bookingTransitions.inc({ to: result.booking.status });
+  // a status entered (a PATCH changes the booking but not its status: docs/observability.md)
+  if (result.changed !== false && result.booking.status !== from) bookingTransitions.inc({ to: result.booking.status });
   return stripLockColumns(result.booking);
 }
 
