@@ -185,7 +185,21 @@ describe('DELETE /bookings/{id}', () => {
       'validation_error',
       'reason',
     );
+    expectError(
+      await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason: '😀'.repeat(501) } }),
+      400,
+      'validation_error',
+      'reason',
+    );
     assert.equal((await get(id)).status, 'SCHEDULED');
+  });
+
+  it('counts a reason in characters: 500 of them are taken though they take 750 UTF-16 units', async () => {
+    const id = await seedBooking(t, { status: 'SCHEDULED', start: '2027-02-10T14:00:00Z' });
+    const reason = 'x'.repeat(250) + '😀'.repeat(250);
+    const res = await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret, body: { reason } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.booking.cancellation_reason, reason);
   });
 
   it('422 terminal_state on COMPLETED and NO_SHOW', async () => {

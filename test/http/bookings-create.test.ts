@@ -131,6 +131,7 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['missing attendee', { attendee: undefined }, 'attendee'],
     ['missing attendee name', { attendee: { email: 'a@example.com' } }, 'attendee.name'],
     ['blank attendee name', { attendee: { name: '  ', email: 'a@example.com' } }, 'attendee.name'],
+    ['attendee name of 201 characters', { attendee: { name: '😀'.repeat(201), email: 'a@example.com' } }, 'attendee.name'],
     ['missing attendee email', { attendee: { name: 'A' } }, 'attendee.email'],
     ['bad email', { attendee: { name: 'A', email: 'not-an-email' } }, 'attendee.email'],
     ['email with two dots in a row', { attendee: { name: 'A', email: 'a@x..example' } }, 'attendee.email'],
@@ -144,6 +145,7 @@ describe('POST /bookings: validation names the field (400)', () => {
     ['required custom field missing', { custom_fields: {} }, 'custom_fields.company'],
     ['SELECT value not an option', { custom_fields: { company: 'X', topic: 'crypto' } }, 'custom_fields.topic'],
     ['TEXT value not a string', { custom_fields: { company: { a: 1 } } }, 'custom_fields.company'],
+    ['TEXT value of 501 characters', { custom_fields: { company: '😀'.repeat(501) } }, 'custom_fields.company'],
     ['metadata not an object', { metadata: 'x' }, 'metadata'],
     ['metadata an array', { metadata: [1, 2] }, 'metadata'],
     ['metadata with a key of 41 characters', { metadata: { ['k'.repeat(41)]: 1 } }, 'metadata'],
@@ -162,6 +164,19 @@ describe('POST /bookings: validation names the field (400)', () => {
       await expectError(await create(t, body), 400, 'validation_error', field);
     });
   }
+
+  it('counts text in characters: a name of 200 emoji and a TEXT field of 500 are taken, though twice as long in UTF-16', async () => {
+    const body = {
+      ...introBody('2026-12-10T13:00:00Z'),
+      attendee: { name: '😀'.repeat(200), email: 'a@example.com' },
+      custom_fields: { company: '😀'.repeat(500) },
+    };
+    const res = await create(t, body);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.booking.attendee.name, '😀'.repeat(200));
+    assert.equal(res.body.booking.custom_fields.company, '😀'.repeat(500));
+    assert.equal((await t.request('DELETE', `/v1/bookings/${res.body.booking.id}`, { key: KEYS.secret })).status, 200);
+  });
 
   it('malformed JSON is 400, and nothing was stored by any refused request', async () => {
     const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: '{"event_type_id":' });

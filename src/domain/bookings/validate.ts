@@ -1,4 +1,5 @@
 import { PHONE_RULE, isPhone } from '../phone.ts';
+import { longerThan } from '../../lib/characters.ts';
 import type { FieldDefinition } from '../event-types/custom-field-types.ts';
 import { customFieldProblem, isBlank } from '../event-types/custom-field-types.ts';
 import { DATE_TIME_RULE, parseDateTime } from '../../lib/dates.ts';
@@ -30,7 +31,7 @@ export interface AttendeeInput {
 
 function checkName(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ValidationError(`field "${field}" is required`, field);
-  if (value.length > LIMITS.nameLength)
+  if (longerThan(value, LIMITS.nameLength))
     throw new ValidationError(`field "${field}" must be at most ${LIMITS.nameLength} characters`, field);
   return value.trim();
 }
@@ -117,10 +118,7 @@ export function validateMetadata(input: unknown): Record<string, unknown> {
   if (keys.length > LIMITS.metadataKeys) {
     throw new ValidationError(`field "metadata" may hold at most ${LIMITS.metadataKeys} keys, got ${keys.length}`, 'metadata');
   }
-  // characters as people count them: code points, so an emoji (two UTF-16 units) is one
-  const badKey = keys.find(
-    (key) => key.length === 0 || (key.length > LIMITS.metadataKeyLength && [...key].length > LIMITS.metadataKeyLength),
-  );
+  const badKey = keys.find((key) => key.length === 0 || longerThan(key, LIMITS.metadataKeyLength));
   if (badKey !== undefined) {
     const shown = badKey.length > 60 ? `${[...badKey].slice(0, 60).join('')}…` : badKey;
     throw new ValidationError(`field "metadata": keys must be 1 to ${LIMITS.metadataKeyLength} characters, got "${shown}"`, 'metadata');
@@ -153,7 +151,7 @@ export function requireFuture(start: Date, now: Date, field: string): void {
 export function validateReason(reason: unknown): string | null {
   if (reason === undefined || reason === null) return null;
   if (typeof reason !== 'string') throw new ValidationError('field "reason" must be a string', 'reason');
-  if (reason.length > LIMITS.reasonLength) {
+  if (longerThan(reason, LIMITS.reasonLength)) {
     throw new ValidationError(`field "reason" must be at most ${LIMITS.reasonLength} characters`, 'reason');
   }
   return reason;

@@ -1,4 +1,5 @@
 import { parseDate } from '../../lib/dates.ts';
+import { longerThan } from '../../lib/characters.ts';
 import { isEmailAddress } from '../email-address.ts';
 import { PHONE_RULE, isPhone } from '../phone.ts';
 /**
@@ -34,9 +35,9 @@ export function customFieldProblem(field: FieldDefinition, value: unknown): stri
   const options = field.options ?? [];
   switch (field.type as CustomFieldType) {
     case 'TEXT':
-      return typeof value === 'string' && value.length <= 500 ? null : 'must be a string of at most 500 characters';
+      return typeof value === 'string' && !longerThan(value, 500) ? null : 'must be a string of at most 500 characters';
     case 'TEXTAREA':
-      return typeof value === 'string' && value.length <= 5000 ? null : 'must be a string of at most 5000 characters';
+      return typeof value === 'string' && !longerThan(value, 5000) ? null : 'must be a string of at most 5000 characters';
     case 'NUMBER':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'BOOLEAN':
