@@ -379,6 +379,19 @@ describe('the booking page in Chromium', { skip }, () => {
     await page.close();
   });
 
+  it("says the origin may not be allowed when the key refuses the page's origin (the browser hides that 403)", async () => {
+    // the customer's key lists 127.0.0.1's origin only; decisions.md §3 gives another origin's
+    // refusal no Access-Control-Allow-Origin, so the page sees a failed request, not the message
+    const elsewhere = customerOrigin.replace('127.0.0.1', 'localhost');
+    const page = await context.newPage();
+    await page.goto(`${elsewhere}/`);
+    await assertEventually(
+      async () => /origin may not be allowed for this key/.test((await page.getByRole('alert').textContent()) ?? ''),
+      true,
+    );
+    await page.close();
+  });
+
   it("shows the API's message when the page cannot load (unknown event type)", async () => {
     const page = await context.newPage();
     await page.goto(`${t.url}/book/et_missing?key=${PAGE_KEY}`);

@@ -290,7 +290,12 @@
           body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         });
       } catch {
-        throw new ApiRefusal('The booking service could not be reached. Check your connection and try again.', 0);
+        // no answer the page may read: the network, or a refusal of this page's origin, which
+        // the service sends without Access-Control-Allow-Origin, so the browser hides its message
+        throw new ApiRefusal(
+          "The booking service could not be reached from this page. Check your connection and try again; if this persists, this page's origin may not be allowed for this key.",
+          0,
+        );
       }
       const json = await res.json().catch(() => null);
       if (!res.ok) throw new ApiRefusal(json?.error?.message ?? `The booking service answered HTTP ${res.status}.`, res.status);
