@@ -3,7 +3,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { KEYS } from '../helpers/fixtures.ts';
+import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 
 /**
  * Decisions.md §6: every error, including those Fastify's router and Node's HTTP parser answer
@@ -63,6 +63,28 @@ describe('malformed URLs (Fastify FST_ERR_BAD_URL)', () => {
       assert.equal(res.body.error.field, 'url');
     });
   }
+
+  for (const path of [
+    '/v1/bookings?event_type_id=%ED%A0%80',
+    '/v1/team/members?skills=%FF',
+    '/v1/bookings?attendee_email=a%FF@example.com',
+    '/v1/bookings?status=%',
+    '/v1/bookings?limit=1&x=%2',
+    `/v1/freebusy/${MEMBERS.amara}?start=2026-12-01T09:00:00Z&end=2026-12-01T10:00:00Z&z=%C0%AF`,
+  ]) {
+    it(`a query ${path.split('?')[1]} → 400 naming url, as the same bytes in the path are`, async () => {
+      const res = await t.request('GET', path, { key: KEYS.secret });
+      expectEnvelope(res.status, res.headers, res.text, { status: 400, type: 'invalid_request_error', code: 'validation_error' }, path);
+      assert.equal(res.body.error.field, 'url');
+    });
+  }
+
+  it('a query of valid percent-encoding, + for a space included, is read as before', async () => {
+    const res = await t.request('GET', '/v1/bookings?attendee_email=%C3%A9l%C3%A9onore%2Bx%40example.com&limit=1', { key: KEYS.secret });
+    assert.equal(res.status, 200, res.text);
+    const spaced = await t.request('GET', '/v1/team/members?skills=a+b%20c', { key: KEYS.secret });
+    assert.equal(spaced.status, 200, spaced.text);
+  });
 
   it("a path id over the router's 500 characters → 404 in the envelope", async () => {
     const res = await t.request('GET', `/v1/bookings/${'b'.repeat(600)}`, { key: KEYS.secret });

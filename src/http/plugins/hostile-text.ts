@@ -55,9 +55,25 @@ export function findTextProblem(value: unknown): TextProblem | undefined {
   return undefined;
 }
 
+/** Whether every "%" of `text` begins an escape, and the escapes spell UTF-8 (no lone surrogate either). */
+function isPercentEncoded(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function installHostileText(app: FastifyInstance): void {
   // preValidation: after routing and body parsing, before the schema, the aliases and any handler.
   app.addHook('preValidation', async (request) => {
+    // The query's parser keeps a bad escape as it came ("%FF"), where the router refuses one in
+    // the path: the same bytes are refused in both (docs/edge.md).
+    const query = request.url.indexOf('?');
+    if (query >= 0 && request.url.includes('%', query) && !isPercentEncoded(request.url.slice(query + 1))) {
+      throw new ValidationError('the URL query is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20', 'url');
+    }
     const inPath = findTextProblem(request.params);
     if (inPath) throw new NotFound(`path parameter "${inPath.field}" ${inPath.problem}, so nothing has it`);
     // Where a name itself is the bad text, the problem is about the query string or the body as a whole.
