@@ -140,13 +140,16 @@ export async function openAttempt(
 
 /** Gives up a message whose webhook was disabled: its pending retries stop. */
 export async function abandonMessage(db: Db, messageId: string, position: number): Promise<void> {
-  // The delivery history stops announcing the retry that will not be made.
+  // The delivery history stops announcing the retry that will not be made: the last attempt's
+  // (the earlier ones' retries were made, and keep the time they were due).
   await exec(
     db,
     `with abandoned as (
        update webhook_messages set status = 'failed' where id = $1 and status = 'pending' and next_position = $2 returning id
      )
-     update webhook_deliveries set next_attempt_at = null where message_id in (select id from abandoned) and next_attempt_at is not null`,
+     update webhook_deliveries set next_attempt_at = null
+      where id = (select d.id from webhook_deliveries d where d.message_id in (select id from abandoned) order by d.attempt desc limit 1)
+        and next_attempt_at is not null`,
     [messageId, position],
   );
 }

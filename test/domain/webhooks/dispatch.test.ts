@@ -93,6 +93,31 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
   });
 });
 
+describe('a retry skipped because the webhook was disabled', () => {
+  it('stops announcing that retry alone: earlier attempts keep the retry time they had', async () => {
+    rx.reply = () => ({ status: 503, body: 'busy' });
+    const w = await createWebhook(db.pool, scope, { url: `${rx.origin}/twice`, events: ['BOOKING_CREATED'] }, config, new Date());
+    const { eventId } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
+    assert.equal(await dispatchEvent(deps(), eventId), 1);
+    const message = (await db.pool.query(`select id from webhook_messages where event_id = $1`, [eventId])).rows[0];
+    await deliverMessage(deps(), { messageId: message.id, position: 2 });
+    const history = async () =>
+      (await db.pool.query(`select attempt, next_attempt_at from webhook_deliveries where event_id = $1 order by attempt`, [eventId])).rows;
+    const [first, second] = await history();
+    assert.ok(first.next_attempt_at && second.next_attempt_at, 'both failed attempts announce a retry');
+    rx.reply = () => ({ status: 200 });
+
+    await updateWebhook(db.pool, scope, w.id, { is_active: false }, config, new Date());
+    await deliverMessage(deps(), { messageId: message.id, position: 3 });
+    assert.equal(rx.on('/twice').length, 2, 'the third attempt was not made');
+    assert.deepEqual(await history(), [
+      { attempt: 1, next_attempt_at: first.next_attempt_at },
+      { attempt: 2, next_attempt_at: null },
+    ]);
+    await db.pool.query('delete from webhooks');
+  });
+});
+
 describe('recordSuccesses', () => {
   it('records many attempts in one statement, says which still owned their message, and resets the streak', async () => {
     const w = await createWebhook(db.pool, scope, { url: `${rx.origin}/x`, events: ['BOOKING_CREATED'] }, config, new Date());
