@@ -48,6 +48,9 @@ describe('PATCH /bookings/{id}', () => {
       ['BOOKING_UPDATED'],
     );
     assert.equal((events[0].data.attendee as { name: string }).name, 'Grace Hopper');
+    // the event's timestamp is the change's own updated_at, so events order as the changes did
+    const stamped = await t.db.pool.query(`select payload->>'timestamp' as at from booking_events where booking_id = $1`, [id]);
+    assert.equal(stamped.rows[0].at, res.body.booking.updated_at);
     // the usual national spellings too
     for (const phone of ['(555) 123-4567', '555.123.4567', '020 7946 0958']) {
       const again = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, body: { attendee: { phone } } });

@@ -192,6 +192,14 @@ export async function existingIds(db: Db, ids: readonly string[]): Promise<strin
   return (await rowsReplanned<{ id: string }>(db, 'select id from bookings where id = any($1::text[])', [ids])).map((r) => r.id);
 }
 
+/**
+ * A changed booking's `updated_at`: the clock when the row is written, which is after its lock was
+ * granted, not `now()`, the start of the transaction (a change that waited for another's lock
+ * would go back in time), and at least a millisecond after the last one, the API's precision. So
+ * the booking's successive states, and their webhook events' `timestamp`, order as they happened.
+ */
+const NEXT_UPDATED_AT = (column: string) => `greatest(clock_timestamp(), date_trunc('milliseconds', ${column}) + interval '1 millisecond')`;
+
 export interface Assignment {
   id: string;
   status: BookingStatus;
@@ -207,7 +215,7 @@ export async function assignRouted(tx: Tx, list: readonly Assignment[]): Promise
   const changed = await rowsReplanned<BookingForEmail>(
     tx,
     withEmailContext(`update bookings bk set status = v.status, assigned_to_id = v.host_ids[1], host_ids = v.host_ids,
-            version = bk.version + 1, updated_at = now()
+            version = bk.version + 1, updated_at = ${NEXT_UPDATED_AT('bk.updated_at')}
        from (select v.id, v.status,
                     array(select h.id::uuid from jsonb_array_elements_text(v.hosts::jsonb) with ordinality as h(id, n) order by h.n) as host_ids
                from unnest($1::text[], $2::text[], $3::text[]) as v(id, status, hosts)) v
@@ -239,7 +247,7 @@ const APPLY_STATUS = `update bookings set status = $2,
             host_ids = coalesce($8::uuid[], host_ids),
             rescheduled_to = coalesce($9::text, rescheduled_to),
             external_id = case when $9 is null then external_id end,
-            version = version + 1, updated_at = now()
+            version = version + 1, updated_at = ${NEXT_UPDATED_AT('updated_at')}
       where id = $1 returning *`;
 
 function applyStatusParams(id: string, c: StatusChange): unknown[] {
@@ -271,7 +279,7 @@ export async function applyStatusForEmail(tx: Tx, id: string, c: StatusChange): 
 export async function updateAttendee(tx: Tx, id: string, attendee: Attendee): Promise<BookingRow> {
   const row = await one<BookingRow>(
     tx,
-    `update bookings set attendee = $2, version = version + 1, updated_at = now() where id = $1 returning *`,
+    `update bookings set attendee = $2, version = version + 1, updated_at = ${NEXT_UPDATED_AT('updated_at')} where id = $1 returning *`,
     [id, JSON.stringify(attendee)],
   );
   return row!;

@@ -60,16 +60,20 @@ function stripLockColumns(row: BookingRow): BookingRow {
   return rest;
 }
 
-/** Records `type` for each booking as it is after the change, in one statement for them all. */
-async function emitEach(tx: Tx, rows: readonly BookingRow[], type: BookingEventType, at: Date): Promise<void> {
+/**
+ * Records `type` for each booking as it is after the change, in one statement for them all. The
+ * event's `timestamp` is the change's own `updated_at` (src/db/queries/bookings.ts), so events
+ * order as the changes happened, though a change that waited for another's lock began first.
+ */
+async function emitEach(tx: Tx, rows: readonly BookingRow[], type: BookingEventType): Promise<void> {
   await recordEvents(
     tx,
-    rows.map((row) => ({ organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at })),
+    rows.map((row) => ({ organizationId: row.organization_id, mode: row.mode, type, booking: bookingJson(row), at: row.updated_at })),
   );
 }
 
-function emit(tx: Tx, row: BookingRow, type: BookingEventType, at: Date): Promise<void> {
-  return emitEach(tx, [row], type, at);
+function emit(tx: Tx, row: BookingRow, type: BookingEventType): Promise<void> {
+  return emitEach(tx, [row], type);
 }
 
 /**
@@ -88,10 +92,10 @@ export function confirmBooking(deps: BookingDeps, caller: Caller, id: string): P
 /** COMPLETED and NO_SHOW close the booking: it no longer blocks its members' time. */
 function close(op: 'complete' | 'no_show', status: 'COMPLETED' | 'NO_SHOW', event: BookingEventType) {
   return (deps: BookingDeps, caller: Caller, id: string): Promise<BookingRow> =>
-    changeBooking(deps, caller, id, op, async (tx, locked, now) => {
+    changeBooking(deps, caller, id, op, async (tx, locked) => {
       const row = await bookings.applyStatus(tx, locked.id, { status });
       const touched = await holds.release(tx, row.id);
-      await emit(tx, row, event, now);
+      await emit(tx, row, event);
       return { booking: row, touched };
     });
 }
@@ -131,7 +135,7 @@ export function cancelBooking(deps: BookingDeps, caller: Caller, id: string, rea
     checkCancellationPolicy(locked, now);
     const row = await bookings.applyStatusForEmail(tx, locked.id, { status: 'CANCELLED', cancellationReason: why, cancelledAt: now });
     const touched = await holds.release(tx, row.id);
-    await emit(tx, row, 'BOOKING_CANCELLED', now);
+    await emit(tx, row, 'BOOKING_CANCELLED');
     const attendeeInvited = locked.status !== 'PENDING_CONFIRMATION' && locked.status !== 'DRAFT';
     await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'cancelled', booking: row, attendeeInvited });
     await enqueueCalendarWrites(tx, [row.id]);

@@ -100,7 +100,7 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
       const booking = bookingJson(fresh);
       await recordEvents(
         tx,
-        types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: now })),
+        types.map((type) => ({ organizationId: fresh.organization_id, mode: fresh.mode, type, booking, at: fresh.updated_at })),
       );
       await enqueueBookingEmail(tx, { bookingId: newId, kind: 'rescheduled', booking: fresh });
       // the same calendar UID, moved (and moved to other hosts' calendars if the hosts changed)

@@ -37,7 +37,6 @@ function assignmentOf(booking: BookingToRoute): Assignment | 'skipped' | 'no_hol
  * transaction holds right now comes back 'busy' instead of being waited for.
  */
 export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Promise<Map<string, RouteOutcome>> {
-  const now = deps.now();
   let routed: BookingRow[] = [];
   const outcomes = await transaction(deps.db, async (tx) => {
     const result = new Map<string, RouteOutcome>(ids.map((id) => [id, 'skipped']));
@@ -60,7 +59,7 @@ export async function routeBookings(deps: RouteDeps, ids: readonly string[]): Pr
     if (assignments.length === 0) return result;
     const rows = await bookings.assignRouted(tx, assignments);
     routed = rows;
-    await emitEach(tx, rows, 'ASSIGNMENT_CHANGED', now);
+    await emitEach(tx, rows, 'ASSIGNMENT_CHANGED');
     await enqueueBookingEmails(
       tx,
       rows.map((row) => ({

@@ -13,10 +13,10 @@ import type { BookingRow } from '../../db/schema.ts';
 export function updateBookingAttendee(deps: BookingDeps, caller: Caller, id: string, fields: AttendeeInput): Promise<BookingRow> {
   // Bad data is a 400 before anything is locked.
   const patch = validateAttendeePatch(fields);
-  return changeBooking(deps, caller, id, 'update_attendee', async (tx, locked, now): Promise<Applied> => {
+  return changeBooking(deps, caller, id, 'update_attendee', async (tx, locked): Promise<Applied> => {
     const next = { ...locked.attendee, ...patch };
     const row = await bookings.updateAttendee(tx, locked.id, next);
-    await emit(tx, row, 'BOOKING_UPDATED', now);
+    await emit(tx, row, 'BOOKING_UPDATED');
     const previous = locked.attendee.email;
     if (next.email.toLowerCase() !== previous.toLowerCase()) {
       await enqueueBookingEmail(tx, { bookingId: row.id, kind: 'email_changed', previousEmail: previous });
