@@ -59,6 +59,8 @@ describe('POST /bookings: happy path', () => {
       ['BOOKING_CREATED'],
     );
     assert.equal(events.rows[0].payload.data.id, b.id);
+    // stamped with the database's clock, as every later change of the booking is
+    assert.equal(events.rows[0].payload.timestamp, b.created_at);
     const jobs = await t.db.pool
       .query(`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
         where k.identifier = 'route-booking'`);

@@ -8,7 +8,8 @@
 --
 -- `booking` is the new row as JSON (jsonb_populate_record). `payload` is the event's payload
 -- with the booking as the API shows it, whose created_at and updated_at, assigned by this
--- insert, are filled in here. The jobs are the caller's, as enqueue_jobs takes them: `jobs`
+-- insert, are filled in here, and the event's timestamp with them: every event of a booking is
+-- stamped with the database's clock, as its later changes are (src/db/queries/bookings.ts). The jobs are the caller's, as enqueue_jobs takes them: `jobs`
 -- always (the routing job), `jobs_if_subscribed` only when an active subscription wants the
 -- event (its webhook fan-out), all in one add_jobs call.
 create or replace function create_booking(booking jsonb, candidates uuid[], zones text[], day_from timestamptz[],
@@ -32,8 +33,9 @@ begin
   end if;
   select r.subscribed into subscribed
     from record_events(array[event_id], array[created.organization_id], array[created.mode], array[created.id], array['BOOKING_CREATED'],
-                       array[jsonb_set(jsonb_set(payload, '{data,created_at}', to_jsonb(to_char(created.created_at at time zone 'UTC', iso))),
-                                       '{data,updated_at}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso)))],
+                       array[jsonb_set(jsonb_set(jsonb_set(payload, '{data,created_at}', to_jsonb(to_char(created.created_at at time zone 'UTC', iso))),
+                                                 '{data,updated_at}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso))),
+                                       '{timestamp}', to_jsonb(to_char(created.updated_at at time zone 'UTC', iso)))],
                        broadcast) r;
   if subscribed then
     perform enqueue_jobs(jobs || jobs_if_subscribed);
