@@ -65,6 +65,25 @@ describe('GET /v1/openapi.json', () => {
     assert.ok(keyed >= 10, `${keyed} keyed operations`);
   });
 
+  it('types the user and member ids of free/busy, calendars and team members as UUIDs, as the service refuses anything else', () => {
+    type Parameter = { in: string; name: string; schema: { format?: string } };
+    const found: string[] = [];
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Parameter[] }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const x of op.parameters ?? []) {
+          // (availability's assigned_to_id stays a string: the service names the alias a client sent in its 400)
+          if (!['userId', 'id'].includes(x.name)) continue;
+          if (x.name === 'id' && !p.startsWith('/v1/team/members/')) continue;
+          found.push(`${method} ${p} ${x.name}`);
+          assert.equal(x.schema.format, 'uuid', `${method} ${p} ${x.in} ${x.name}`);
+        }
+      }
+    }
+    for (const route of ['get /v1/freebusy/{userId} userId', 'get /v1/calendars/{userId} userId', 'get /v1/calendars userId']) {
+      assert.ok(found.includes(route), `${route} among ${found.join(', ')}`);
+    }
+  });
+
   it('marks the keyless routes as needing no key (regression: health showed the global key requirement)', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     for (const path of ['/healthz', '/readyz']) assert.deepEqual(doc.paths[path].get.security, [], path);

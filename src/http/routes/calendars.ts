@@ -40,7 +40,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         operationId: 'listUserCalendars',
         summary: "A user's calendar integrations",
         params: Type.Object({
-          userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
+          userId: Type.String({ format: 'uuid', maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
         }),
         response: {
           200: Type.Object(

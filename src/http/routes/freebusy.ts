@@ -65,7 +65,7 @@ export const freebusyRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
           `Cached for ${FREEBUSY_TTL_SECONDS} seconds; a booking change of the user drops the cached answers.`,
         security: [],
         params: Type.Object({
-          userId: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
+          userId: Type.String({ format: 'uuid', maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
         }),
         querystring: FreeBusyQuery,
         response: { 200: { ...FreeBusyResponse, description: 'free and busy blocks tiling [start, end)' }, ...errors(400, 404) },

@@ -75,7 +75,9 @@ export const teamMemberRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
         tags,
         operationId: 'getTeamMember',
         summary: 'Read one team member',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' }) }),
+        params: Type.Object({
+          id: Type.String({ format: 'uuid', maxLength: 100, description: 'a member id (UUID); anything else is 400' }),
+        }),
         response: {
           200: Type.Object({ success: Type.Literal(true), member: ref(TeamMember) }, { description: 'the member' }),
           ...errors(400, 404),

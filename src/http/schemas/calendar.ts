@@ -86,7 +86,7 @@ export const UserCalendar = Type.Object(
 );
 
 export const CalendarListQuery = Type.Object({
-  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'a member id (UUID); anything else is 400' })),
+  userId: Type.Optional(Type.String({ format: 'uuid', maxLength: 100, description: 'a member id (UUID); anything else is 400' })),
   teamId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   provider: Type.Optional(ref(Provider)),
   syncStatus: Type.Optional(ref(SyncStatus)),
