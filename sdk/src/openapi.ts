@@ -2415,6 +2415,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -2434,6 +2482,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -2705,6 +2777,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -2747,6 +2843,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -2796,6 +2916,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -2999,6 +3143,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -3018,6 +3210,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -3195,6 +3411,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -3237,6 +3477,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -3286,6 +3550,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -3502,6 +3790,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -3550,6 +3862,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -3569,6 +3905,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -3764,6 +4124,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -3783,6 +4191,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -3963,6 +4395,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -3982,6 +4462,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -4185,6 +4689,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4204,6 +4756,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -4377,6 +4953,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4396,6 +5020,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -4584,6 +5232,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4603,6 +5299,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -4786,6 +5506,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4805,6 +5573,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -4978,6 +5770,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4997,6 +5837,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -5177,6 +6041,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -5196,6 +6108,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -5378,6 +6314,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -5397,6 +6381,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -5640,6 +6648,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -5682,6 +6714,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -5731,6 +6787,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -5922,6 +7002,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -5941,6 +7069,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6145,6 +7297,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -6187,6 +7363,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6236,6 +7436,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6439,6 +7663,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -6481,6 +7729,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6530,6 +7802,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6721,6 +8017,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -6740,6 +8084,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -6945,6 +8313,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -6987,6 +8379,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7036,6 +8452,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7231,6 +8671,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -7273,6 +8737,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7322,6 +8810,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7517,6 +9029,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -7559,6 +9095,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7608,6 +9168,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7803,6 +9387,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: the slot is taken, the state does not allow it, or the request races another */
             409: {
                 headers: {
@@ -7845,6 +9453,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -7894,6 +9526,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8050,6 +9706,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -8069,6 +9773,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8283,6 +10011,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -8325,6 +10077,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8374,6 +10150,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8554,6 +10354,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -8573,6 +10421,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8746,6 +10618,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -8788,6 +10684,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -8837,6 +10757,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9026,6 +10970,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description payload_too_large: the body is over 256 KB */
             413: {
                 headers: {
@@ -9044,6 +11012,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9069,6 +11061,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9251,6 +11267,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -9293,6 +11333,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9342,6 +11406,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9525,6 +11613,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description conflict: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -9567,6 +11679,30 @@ export interface operations {
                      *         "type": "invalid_request_error",
                      *         "code": "payload_too_large",
                      *         "message": "request body exceeds the 256 KB limit"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9616,6 +11752,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9804,6 +11964,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -9823,6 +12031,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */
@@ -9999,6 +12231,54 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description request_timeout: the request was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "request_timeout",
+                     *         "message": "the request was not received in time"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description uri_too_long: the request line is over 16 KB */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "uri_too_long",
+                     *         "message": "the URL is too long: the request line and headers may be at most 16 KB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limit_exceeded: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -10018,6 +12298,30 @@ export interface operations {
                      *         "type": "rate_limit_error",
                      *         "code": "rate_limit_exceeded",
                      *         "message": "rate limit exceeded; retry after 12 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description headers_too_large: the request line and headers are over 16 KB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "headers_too_large",
+                     *         "message": "the request headers are too large: the request line and headers may be at most 16 KB"
                      *       }
                      *     }
                      */

@@ -53,6 +53,10 @@ export function documentRoute(route: RouteOptions): void {
   }
   if (method === 'POST' || method === 'PATCH' || method === 'DELETE') add(413, errorResponse('payload_too_large: the body is over 256 KB'));
   add(500, errorResponse('internal_error: the message quotes the request id'));
+  // answered by Node's HTTP parser before any route runs (docs/edge.md), so for every operation
+  add(408, errorResponse('request_timeout: the request was not received in time'));
+  add(414, errorResponse('uri_too_long: the request line is over 16 KB'));
+  add(431, errorResponse('headers_too_large: the request line and headers are over 16 KB'));
   route.schema = { ...schema, description, response } as FastifySchema;
 }
 
@@ -203,9 +207,20 @@ const ERROR_EXAMPLES: Record<number, { type: string; code: string; message: stri
   403: { type: 'permission_error', code: 'forbidden', message: 'this key does not hold the scope this request needs' },
   404: { type: 'not_found_error', code: 'not_found', message: 'booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found' },
   409: { type: 'conflict_error', code: 'conflict', message: 'the requested time is no longer available' },
+  408: { type: 'invalid_request_error', code: 'request_timeout', message: 'the request was not received in time' },
   413: { type: 'invalid_request_error', code: 'payload_too_large', message: 'request body exceeds the 256 KB limit' },
+  414: {
+    type: 'invalid_request_error',
+    code: 'uri_too_long',
+    message: 'the URL is too long: the request line and headers may be at most 16 KB',
+  },
   422: { type: 'precondition_error', code: 'precondition_failed', message: 'the operation is not allowed in the current state' },
   429: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'rate limit exceeded; retry after 12 seconds' },
+  431: {
+    type: 'invalid_request_error',
+    code: 'headers_too_large',
+    message: 'the request headers are too large: the request line and headers may be at most 16 KB',
+  },
   500: {
     type: 'api_error',
     code: 'internal_error',
