@@ -2151,6 +2151,8 @@ export interface components {
     parameters: {
         /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
         IdempotencyKey: string;
+        /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+        RequestId: string;
     };
     requestBodies: never;
     headers: {
@@ -2158,7 +2160,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description Origin */
         Vary: string;
-        /** @description requests allowed per minute for this key */
+        /** @description requests allowed per minute for this key (on every answer to a valid key) */
         "X-RateLimit-Limit": number;
         /** @description requests left in the current minute */
         "X-RateLimit-Remaining": number;
@@ -2176,7 +2178,10 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2204,7 +2209,10 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2251,7 +2259,10 @@ export interface operations {
     listEventTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2372,9 +2383,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2543,6 +2551,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2734,9 +2744,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2976,7 +2983,10 @@ export interface operations {
     getEventType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -3076,9 +3086,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +3278,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3344,9 +3353,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3610,7 +3616,10 @@ export interface operations {
     updateEventType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -3723,9 +3732,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,7 +3971,10 @@ export interface operations {
     getEventTypeFields: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -4057,9 +4066,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,7 +4268,10 @@ export interface operations {
                 /** @description restrict to one host: a member id (UUID; anything else is 400), alias assignedToId */
                 assigned_to_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4328,9 +4337,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4529,7 +4535,10 @@ export interface operations {
                 /** @description minutes, 15..120 (alias timeSlot) */
                 time_slot?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /** @description a member id (UUID); anything else is 400 */
                 userId: string;
@@ -4622,9 +4631,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4824,7 +4830,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4910,9 +4919,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5091,7 +5097,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5189,9 +5198,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5359,7 +5365,10 @@ export interface operations {
     getTeamMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /** @description a member id (UUID); anything else is 400 */
                 id: string;
@@ -5439,9 +5448,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5642,7 +5648,10 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5727,9 +5736,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,7 +5903,10 @@ export interface operations {
     listUserCalendars: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /** @description a member id (UUID); anything else is 400 */
                 userId: string;
@@ -5974,9 +5983,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6179,7 +6185,10 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6271,9 +6280,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,6 +6448,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6605,9 +6613,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,7 +6852,10 @@ export interface operations {
     getBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -6935,9 +6943,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7130,6 +7135,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7230,9 +7237,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7496,7 +7500,10 @@ export interface operations {
     updateBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -7596,9 +7603,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7862,7 +7866,10 @@ export interface operations {
     getBookingByExternalId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 externalId: string;
             };
@@ -7950,9 +7957,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8145,6 +8149,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8246,9 +8252,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8513,6 +8516,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8604,9 +8609,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8871,6 +8873,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8962,9 +8966,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9229,6 +9230,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9320,9 +9323,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9586,7 +9586,10 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9663,9 +9666,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9834,6 +9834,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9968,9 +9970,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10210,7 +10209,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -10287,9 +10289,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10482,6 +10481,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10551,9 +10552,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10817,7 +10815,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -10903,9 +10904,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11122,6 +11120,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11200,9 +11200,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11467,6 +11464,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description Makes a retry safe (IETF Idempotency-Key draft). The first successful response is kept 24 h per team (the one the request acts on) and mode: the same key and body replays it with 200 and idempotent_replay: true; another body is 422 idempotency_key_reused; while the first request runs, 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11546,9 +11545,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11818,7 +11814,10 @@ export interface operations {
                 /** @description only attempts of this event */
                 event_type?: "BOOKING_CREATED" | "BOOKING_UPDATED" | "BOOKING_CANCELLED" | "BOOKING_RESCHEDULED" | "BOOKING_COMPLETED" | "BOOKING_NO_SHOW" | "ASSIGNMENT_CHANGED";
             };
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -11897,9 +11896,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12091,7 +12087,10 @@ export interface operations {
     getWebhookStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 id: string;
             };
@@ -12164,9 +12163,6 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Vary: components["headers"]["Vary"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -71,12 +71,22 @@ const IDEMPOTENCY_KEY = {
     'another body is 422 idempotency_key_reused; while the first request runs, 409.',
 };
 
+const REQUEST_ID = {
+  in: 'header',
+  name: 'X-Request-Id',
+  required: false,
+  schema: { type: 'string', pattern: '^[\\x20-\\x7e]{1,128}$' },
+  description:
+    'Your own id for this request, to trace it: 1 to 128 printable ASCII characters, echoed in the X-Request-Id ' +
+    "response header, the logs and a 500's message. Without it, or when it is not such a value, the service makes a UUID v4.",
+};
+
 const header = (description: string, type = 'string') => ({ description, schema: { type } });
 /** Response headers, defined once under components.headers and referenced by every response. */
 const HEADERS = {
   'X-Request-Id': header('the request id: a valid one the client sent, else a new UUID'),
   Vary: header('Origin'),
-  'X-RateLimit-Limit': header('requests allowed per minute for this key', 'integer'),
+  'X-RateLimit-Limit': header('requests allowed per minute for this key (on every answer to a valid key)', 'integer'),
   'X-RateLimit-Remaining': header('requests left in the current minute', 'integer'),
   'X-RateLimit-Reset': header('Unix time (seconds) when the window resets', 'integer'),
   'Retry-After': header('seconds to wait', 'integer'),
@@ -104,20 +114,22 @@ type Document = {
 export function finishDocument<T extends object>(input: T): T {
   const doc = input as Document;
   const schemas = doc.components?.schemas ?? {};
-  doc.components = { ...doc.components, headers: HEADERS, parameters: { IdempotencyKey: IDEMPOTENCY_KEY } };
+  doc.components = { ...doc.components, headers: HEADERS, parameters: { IdempotencyKey: IDEMPOTENCY_KEY, RequestId: REQUEST_ID } };
   for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation | undefined>[]) {
     for (const [method, op] of Object.entries(item)) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       const keyed = Array.isArray(op.security) && op.security.length > 0;
       // a query parameter with a default may be left out
       for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
+      op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/RequestId' } as never];
       if (method === 'post' || method === 'delete') {
         op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' } as never];
         if (method === 'delete' && op.requestBody) op.requestBody.required = false;
       }
       for (const media of Object.values(op.requestBody?.content ?? {})) addExample(media, () => exampleOf(media.schema, schemas));
       for (const [status, res] of Object.entries(op.responses)) {
-        res.headers = { ...ALWAYS, ...(keyed ? RATE : {}), ...(res.headers ?? {}) };
+        // the rate-limit headers come with answers to a valid key, so never with a 401
+        res.headers = { ...ALWAYS, ...(keyed && status !== '401' ? RATE : {}), ...(res.headers ?? {}) };
         if (status === '429') Object.assign(res.headers, use('Retry-After'));
         const replayable = status === '200' && (method === 'post' || method === 'delete');
         if (replayable) Object.assign(res.headers, use('Idempotent-Replayed'));

@@ -84,6 +84,23 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
+  it("lets every operation take the caller's X-Request-Id, and promises no rate-limit headers on a 401", () => {
+    type Parameter = { $ref?: string };
+    type Operation = { parameters?: Parameter[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        assert.ok(
+          (op.parameters ?? []).some((x) => x.$ref === '#/components/parameters/RequestId'),
+          `${method} ${p} takes X-Request-Id`,
+        );
+        const unauthorized = op.responses['401'];
+        if (unauthorized) assert.equal(unauthorized.headers?.['X-RateLimit-Limit'], undefined, `${method} ${p} 401`);
+      }
+    }
+    const param = doc.components.parameters.RequestId;
+    assert.deepEqual([param.in, param.name, param.required], ['header', 'X-Request-Id', false]);
+  });
+
   it('marks the keyless routes as needing no key (regression: health showed the global key requirement)', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     for (const path of ['/healthz', '/readyz']) assert.deepEqual(doc.paths[path].get.security, [], path);
