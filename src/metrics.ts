@@ -122,10 +122,17 @@ new client.Gauge({
   registers,
   async collect() {
     if (!queuePool) return;
-    const { rows } = await queuePool.query<{ n: string }>(
-      'select count(*) as n from graphile_worker._private_jobs where is_available and run_at <= now()',
-    );
-    this.set(Number(rows[0].n));
+    try {
+      const { rows } = await queuePool.query<{ n: string }>(
+        'select count(*) as n from graphile_worker._private_jobs where is_available and run_at <= now()',
+      );
+      this.set(Number(rows[0].n));
+    } catch {
+      // the database is away: the depth is unknown (NaN, not a 0 that would read as an empty
+      // queue), and the rest of the scrape (the pools' waiting requests, the process) is what
+      // an operator needs to see now, so it is not failed for this one figure
+      this.set(Number.NaN);
+    }
   },
 });
 
