@@ -201,7 +201,9 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       });
       parts.unshift({ close: () => app.close() });
       parts.push({ close: () => rateLimitStore.close() });
-      const address = await app.listen({ port: config.port, host: config.host });
+      const address = await app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
+        throw cannotListen('HOST and PORT', config.host, config.port, err);
+      });
       const base = config.publicUrl ?? address;
       if (demo)
         printDemo(
@@ -215,18 +217,31 @@ async function runServe(config: Config, opts: { api: boolean; demo: boolean }): 
       log.info({ url: base, docs: `${base}/docs`, startup_ms: Date.now() - startedAt, embedded: db.embedded }, 'booking service ready');
     } else {
       const metrics =
-        config.metricsPort === undefined ? undefined : await serveMetrics(config.host, config.metricsPort, config.metricsToken);
+        config.metricsPort === undefined
+          ? undefined
+          : await serveMetrics(config.host, config.metricsPort, config.metricsToken).catch((err: unknown) => {
+              throw cannotListen('HOST and METRICS_PORT', config.host, config.metricsPort!, err);
+            });
       if (metrics) parts.unshift({ close: () => metrics.close() });
       log.info({ startup_ms: Date.now() - startedAt, embedded: db.embedded, ...(metrics && { metrics: metrics.url }) }, 'worker ready');
     }
     parts.push({ close: () => freebusyCache.close() });
     if (redis) parts.push({ close: () => redis.close() });
   } catch (err) {
+    // stopping what has started: the worker's end is expected now, not a reason to exit before
+    // the error that stopped the start is reported
+    shuttingDown = true;
     for (const part of parts) await part.close().catch(() => {});
     redis?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
+}
+
+/** A listening socket that could not be opened, named by the variables that chose it (an exit 1, not a bad value's 78). */
+function cannotListen(variables: string, host: string, port: number, err: unknown): Error {
+  const e = err as { code?: string; message?: string };
+  return new Error(`${variables}: cannot listen on ${host}:${port} (${e.code ?? e.message ?? String(err)})`);
 }
 
 /** The demo's keys, only those whose organization this database holds (it may hold other data instead). */

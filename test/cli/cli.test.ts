@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -430,6 +431,23 @@ describe('booking-service CLI', () => {
       serve.child.kill('SIGTERM');
       await serve.exited;
       await own.drop();
+    }
+  });
+
+  it('a port it cannot listen on exits 1 with one line naming the address and the variables', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const serve = await runCli(['serve'], { DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'warn' });
+      assert.equal(serve.code, 1, serve.stderr);
+      assert.match(serve.stderr, new RegExp(`^HOST and PORT: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)$`, 'm'));
+      assert.doesNotMatch(serve.stdout + serve.stderr, /the job worker stopped/);
+      const worker = await runCli(['worker'], { DATABASE_URL: db.url, METRICS_PORT: String(port), LOG_LEVEL: 'warn' });
+      assert.equal(worker.code, 1, worker.stderr);
+      assert.match(worker.stderr, new RegExp(`^HOST and METRICS_PORT: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)$`, 'm'));
+    } finally {
+      await new Promise((r) => taken.close(r));
     }
   });
 
