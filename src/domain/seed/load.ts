@@ -56,7 +56,7 @@ export async function loadSeed(pool: Pool, seed: SeedFile, opts: SeedOptions = {
       const changedMembers: string[] = [];
       for (const [i, member] of org.members.entries()) {
         const changed = await named(`${p}.members[${i}]`, () => up.upsertMember(tx, org.id, member));
-        if (changed > 0) changedMembers.push(member.id);
+        if (changed > 0) changedMembers.push(member.id.toLowerCase()); // as PostgreSQL writes a uuid, and the caches key it
         n += changed;
       }
       // their hours, zone, out-of-office or being active changed: every process drops the
