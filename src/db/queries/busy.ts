@@ -172,11 +172,10 @@ function decoded(r: WireRow, base: number): BusyRow {
   return { member_id: r.member_id, kind: r.kind, starts, ends, booking_starts, booked: r.booked, last_booked_at: r.last_booked_at };
 }
 
-/** The UTC calendar day of an instant, as a date literal. */
 /**
- * The UTC day of an instant as PostgreSQL reads it, no earlier than 0001-01-01: a client may name
- * the first days of year 1 (src/lib/dates.ts), and the days read around them would otherwise fall
- * in year 0, which PostgreSQL refuses ("0000-12-30"). No hold is older than year 1.
+ * The UTC day of an instant as a date literal, no earlier than 0001-01-01: a client may name the
+ * first days of year 1 (src/lib/dates.ts), and the days read around them would otherwise fall in
+ * year 0, which PostgreSQL refuses ("0000-12-30"). No hold is older than year 1.
  */
 const FIRST_DAY_MS = Date.parse('0001-01-01T00:00:00Z');
 const utcDay = (ms: number) => new Date(Math.max(ms, FIRST_DAY_MS)).toISOString().slice(0, 10);

@@ -41,16 +41,11 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     const k = request.idempotency;
     if (!k) return payload;
     request.idempotency = null;
-    // the text as sent, so that a replay keeps its key order; null when it is not JSON
-    let body: string | null = null;
-    if (typeof payload === 'string') {
-      try {
-        JSON.parse(payload);
-        body = payload;
-      } catch {
-        body = null;
-      }
-    }
+    // the text as sent, so that a replay keeps its key order; null when it is not JSON (the
+    // serializers wrote it: its type says so, and parsing it again only to check was work twice)
+    const type = reply.getHeader('content-type');
+    const json = typeof payload === 'string' && typeof type === 'string' && type.startsWith('application/json');
+    const body = json ? payload : null;
     await finish(db, k, reply.statusCode, body).catch((err) => request.log.error({ err }, 'idempotency record not saved'));
     return payload;
   });
