@@ -10,3 +10,21 @@ export function skipBecause(reason: string): string {
   console.log(`# skipped: ${reason}`);
   return reason;
 }
+
+/** Debian's Chromium (never a downloaded browser), driven by playwright-core. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Its flags on these machines: headless as root, and without the background ones it calls
+ * Google's services, refused by the closed network many at a time.
+ */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];

@@ -5,21 +5,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { skipBecause } from '../helpers/components.ts';
+import { CHROMIUM, CHROMIUM_FLAGS, skipBecause } from '../helpers/components.ts';
 import { INFO } from '../../src/http/openapi-docs.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Chromium's flags on these machines: without the background ones it calls Google's services. */
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let t: TestApp;
 before(async () => {
@@ -66,7 +53,7 @@ describe('GET /docs: the API reference page', () => {
     const browser = await chromium.launchPersistentContext(dir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: FLAGS,
+      args: CHROMIUM_FLAGS,
       viewport: { width: 1280, height: 2000 },
     });
     try {

@@ -10,25 +10,14 @@ import { DateTime } from 'luxon';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { skipBecause } from '../helpers/components.ts';
+import { CHROMIUM, CHROMIUM_FLAGS, skipBecause } from '../helpers/components.ts';
 import { KEYS, testSeed } from '../helpers/fixtures.ts';
 
 /**
  * The booking page in a real headless Chromium (Debian's /usr/bin/chromium driven by
  * playwright-core; no browser is ever downloaded). Screenshots are kept in test-artifacts/widget/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/widget');
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const VISITOR_ZONE = 'America/New_York';
 const PAGE_KEY = KEYS.publishableAnyOrigin;
 /** A publishable key that allows only the customer site's origin (added to the seed below). */
@@ -71,7 +60,7 @@ before(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     timezoneId: VISITOR_ZONE,
     locale: 'en-GB',
     viewport: { width: 1024, height: 900 },
