@@ -115,6 +115,11 @@ function sendInternalError(request: FastifyRequest, reply: FastifyReply, err: un
   });
 }
 
+/** A URL whose path or query is not valid percent-encoded UTF-8: the same 400 for either (docs/edge.md). */
+export function badPercentEncoding(part: 'path' | 'query'): ValidationError {
+  return new ValidationError(`the URL ${part} is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20`, 'url');
+}
+
 /**
  * Fastify's `frameworkErrors`: what its router refuses before any hook runs, so the request-id
  * hook has not set the header either. A path that is not valid percent-encoded UTF-8
@@ -126,7 +131,7 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   reply.header('Vary', 'Origin'); // as installRequestId sets on every other answer
 
   if (err.code === 'FST_ERR_BAD_URL') {
-    sendError(reply, new ValidationError('the URL path is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20', 'url'));
+    sendError(reply, badPercentEncoding('path'));
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     sendError(reply, new NotFound('a path parameter is over 500 characters long, so nothing has it'));
   } else {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFound, ValidationError } from '../../domain/errors.ts';
+import { badPercentEncoding } from '../errors.ts';
 
 /**
  * Text PostgreSQL cannot store, refused once at the edge for every route (decisions.md §6):
@@ -72,7 +73,7 @@ export function installHostileText(app: FastifyInstance): void {
     // the path: the same bytes are refused in both (docs/edge.md).
     const query = request.url.indexOf('?');
     if (query >= 0 && request.url.includes('%', query) && !isPercentEncoded(request.url.slice(query + 1))) {
-      throw new ValidationError('the URL query is not valid: "%" must begin a percent-encoded UTF-8 sequence such as %20', 'url');
+      throw badPercentEncoding('query');
     }
     const inPath = findTextProblem(request.params);
     if (inPath) throw new NotFound(`path parameter "${inPath.field}" ${inPath.problem}, so nothing has it`);
