@@ -218,8 +218,8 @@ const ERROR_EXAMPLES: Record<number, { type: string; code: string; message: stri
   401: { type: 'authentication_error', code: 'unauthorized', message: 'missing API key: send Authorization: Bearer <key>' },
   403: { type: 'permission_error', code: 'forbidden', message: 'this key does not hold the scope this request needs' },
   404: { type: 'not_found_error', code: 'not_found', message: 'booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found' },
-  409: { type: 'conflict_error', code: 'conflict', message: 'the requested time is no longer available' },
   408: { type: 'invalid_request_error', code: 'request_timeout', message: 'the request was not received in time' },
+  409: { type: 'conflict_error', code: 'conflict', message: 'the requested time is no longer available' },
   413: { type: 'invalid_request_error', code: 'payload_too_large', message: 'request body exceeds the 256 KB limit' },
   414: {
     type: 'invalid_request_error',

@@ -84,7 +84,7 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
-  it("lets every operation take the caller's X-Request-Id, and promises no rate-limit headers on a 401", () => {
+  it("lets every operation take the caller's X-Request-Id, lists the parser's 408/414/431, and no rate headers on a 401", () => {
     type Parameter = { $ref?: string };
     type Operation = { parameters?: Parameter[]; responses: Record<string, { headers?: Record<string, unknown> }> };
     for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
@@ -93,6 +93,10 @@ describe('GET /v1/openapi.json', () => {
           (op.parameters ?? []).some((x) => x.$ref === '#/components/parameters/RequestId'),
           `${method} ${p} takes X-Request-Id`,
         );
+        // what Node's HTTP parser answers before any route, in the envelope (docs/edge.md)
+        if ((op as { security?: unknown[] }).security?.length) {
+          for (const status of ['408', '414', '431']) assert.ok(op.responses[status], `${method} ${p} documents ${status}`);
+        }
         const unauthorized = op.responses['401'];
         if (unauthorized) assert.equal(unauthorized.headers?.['X-RateLimit-Limit'], undefined, `${method} ${p} 401`);
       }
