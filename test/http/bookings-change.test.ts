@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, created, eventsOf, introBody, seedBooking } from './bookings-helpers.ts';
+import { NOW, activeHolds, create, created, eventStamps, eventsOf, introBody, seedBooking } from './bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -49,8 +49,7 @@ describe('PATCH /bookings/{id}', () => {
     );
     assert.equal((events[0].data.attendee as { name: string }).name, 'Grace Hopper');
     // the event's timestamp is the change's own updated_at, so events order as the changes did
-    const stamped = await t.db.pool.query(`select payload->>'timestamp' as at from booking_events where booking_id = $1`, [id]);
-    assert.equal(stamped.rows[0].at, res.body.booking.updated_at);
+    assert.equal((await eventStamps(t, id))[0].at, res.body.booking.updated_at);
     // the usual national spellings too
     for (const phone of ['(555) 123-4567', '555.123.4567', '020 7946 0958']) {
       const again = await t.request('PATCH', `/v1/bookings/${id}`, { key: KEYS.secret, body: { attendee: { phone } } });
@@ -280,6 +279,7 @@ describe('POST /bookings/{id}/reschedule', () => {
       ['BOOKING_RESCHEDULED'],
     );
     assert.equal(events[0].data.rescheduled_from, old);
+    assert.equal((await eventStamps(t, fresh.id))[0].at, fresh.updated_at, "stamped with the new booking's updated_at");
     const byExternal = await t.request('GET', '/v1/bookings/external/move-me', { key: KEYS.secret });
     assert.equal(byExternal.body.booking.id, fresh.id);
   });

@@ -114,3 +114,13 @@ export async function eventsOf(t: TestApp, bookingId: string): Promise<{ type: s
   const r = await t.db.pool.query(`select type, payload from booking_events where booking_id = $1 order by created_at, id`, [bookingId]);
   return r.rows.map((x) => ({ type: x.type as string, data: x.payload.data }));
 }
+
+/** Each event of a booking with its `timestamp` and the `updated_at` of the booking it carries. */
+export async function eventStamps(t: TestApp, bookingId: string): Promise<{ type: string; at: string; updatedAt: string }[]> {
+  const r = await t.db.pool.query(
+    `select type, payload->>'timestamp' as at, payload->'data'->>'updated_at' as updated_at
+       from booking_events where booking_id = $1 order by created_at, id`,
+    [bookingId],
+  );
+  return r.rows.map((x) => ({ type: x.type as string, at: x.at as string, updatedAt: x.updated_at as string }));
+}

@@ -10,7 +10,17 @@ import { enqueueBookingEmails } from '../../src/domain/email/enqueue.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
-import { NOW, activeHolds, create, created, eventsOf, introBody, seedBooking, waitForStatusChange } from '../http/bookings-helpers.ts';
+import {
+  NOW,
+  activeHolds,
+  create,
+  created,
+  eventStamps,
+  eventsOf,
+  introBody,
+  seedBooking,
+  waitForStatusChange,
+} from '../http/bookings-helpers.ts';
 
 let t: TestApp;
 before(async () => {
@@ -48,6 +58,10 @@ describe('route-booking job (worker running)', () => {
     const change = events.find((e) => e.type === 'ASSIGNMENT_CHANGED')!;
     assert.equal(change.data.assigned_to_id, held[0]);
     assert.equal(change.data.status, 'SCHEDULED');
+    // each event is stamped with the booking's updated_at at its change: routing's with the routed row's
+    const stamps = await eventStamps(t, b.id);
+    for (const e of stamps) assert.equal(e.at, e.updatedAt, e.type);
+    assert.equal(stamps.find((e) => e.type === 'ASSIGNMENT_CHANGED')!.at, routed.updated_at);
   });
 
   it('COLLECTIVE with requires_confirmation → PENDING_CONFIRMATION, every host assigned, the first as assigned_to_id', async () => {
