@@ -11,8 +11,7 @@ import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { decryptSecret } from '../webhooks/secrets.ts';
 import type { DavEntry } from './caldav.ts';
 import { CalDavClient, CalDavError, escapeXml, etagOf, parseMultistatus, syncTokenOf, xmlText } from './caldav.ts';
-import { busyFromIcs } from './ics/busy.ts';
-import { mapInTurns } from '../../lib/turns.ts';
+import { icsExpander } from './ics/expander.ts';
 import { calendarUid, meetingIdsIn } from '../email/enqueue.ts';
 
 export interface SyncDeps {
@@ -167,23 +166,6 @@ async function multiget(client: CalDavClient, url: string, hrefs: readonly strin
   return { found, missing };
 }
 
-function parse(href: string, data: string, window: { start: Date; end: Date }, zone: string, ownUids: ReadonlySet<string>) {
-  let result;
-  try {
-    result = busyFromIcs(data, { windowStart: window.start, windowEnd: window.end, zone, ownUids });
-  } catch {
-    // the whole resource is unreadable: it counts as one skipped event, the rest of the calendar still counts
-    return { href, events: 0, skipped: 1, starts: [] as Date[], ends: [] as Date[] };
-  }
-  return {
-    href,
-    events: result.events,
-    skipped: result.skipped,
-    starts: result.blocks.map((b) => b.start),
-    ends: result.blocks.map((b) => b.end),
-  };
-}
-
 /**
  * The UIDs in these resources that are meetings of this service (decisions §7: events the service
  * wrote itself do not count twice): its write-back carries X-BOOKING-ID, but the invitation a host
@@ -247,12 +229,9 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
       cal.organization_id,
       remote.changed.map((r) => r.data),
     );
-    // expanding events is CPU work on the thread that answers the API: done in turns (mapInTurns)
-    const changed: ParsedResource[] = await mapInTurns(remote.changed, (r) => ({
-      ...parse(r.href, r.data, window, cal.member_timezone, ownUids),
-      etag: r.etag,
-      data: r.data,
-    }));
+    // expanding events is CPU work, kept off the thread that answers the API (icsExpander)
+    const expanded = await icsExpander.expand(remote.changed, window, cal.member_timezone, ownUids);
+    const changed: ParsedResource[] = expanded.map((r, i) => ({ ...r, etag: remote.changed[i].etag, data: remote.changed[i].data }));
     const sameWindow = cal.window_start?.getTime() === window.start.getTime() && cal.window_end?.getTime() === window.end.getTime();
     // blocks expanded for another owner or zone (a seed moved the calendar or changed the zone)
     const sameOwner = cal.expanded_for === cal.user_id && cal.expanded_timezone === cal.member_timezone;
@@ -280,7 +259,7 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
           tx,
           calendarId,
           cal.user_id,
-          await mapInTurns(kept, (r) => parse(r.href, r.data, window, cal.member_timezone, keptOwn)),
+          await icsExpander.expand(kept, window, cal.member_timezone, keptOwn),
         );
         removed += again.removed;
         added += again.added;
