@@ -35,6 +35,8 @@ export interface IcsExpected {
    * the few real-world shapes Radicale refuses or rewrites (the case's notes say which).
    */
   caldav: boolean;
+  /** The organization's meetings among the file's UIDs, as the sync's lookup would find them. */
+  ownUids?: string[];
   events: number;
   skipped: number;
   own: number;
@@ -71,5 +73,10 @@ export function icsCorpus(): IcsCase[] {
 
 /** The options a case is read with. */
 export function corpusOptions(c: IcsCase): BusyOptions {
-  return { windowStart: new Date(c.expected.window.start), windowEnd: new Date(c.expected.window.end), zone: c.expected.zone };
+  return {
+    windowStart: new Date(c.expected.window.start),
+    windowEnd: new Date(c.expected.window.end),
+    zone: c.expected.zone,
+    ownUids: new Set(c.expected.ownUids ?? []),
+  };
 }

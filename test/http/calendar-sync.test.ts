@@ -214,7 +214,7 @@ describe('calendar sync against Radicale', { skip }, () => {
     assert.ok(!slots.includes('13:00') && !slots.includes('13:30'));
   });
 
-  it("the host's copy of a meeting's invitation is the service's own event; another installation's is a meeting", async () => {
+  it("the host's copy of a meeting's invitation is the service's own event; another installation's is a meeting, X-BOOKING-ID or not", async () => {
     const made = await book('2026-12-07T10:00:00Z');
     assert.equal(made.status, 201, made.text);
     const id = made.body.booking.id;
@@ -222,24 +222,42 @@ describe('calendar sync against Radicale', { skip }, () => {
     // the invitation the host was emailed, added to the calendar by their client: the meeting's
     // UID and time, no X-BOOKING-ID
     await radicale.putEvent('amara', 'work', 'invite.ics', vevent(`${id}@booking-service`, '2026-12-07T10:00:00Z', '2026-12-07T10:30:00Z'));
-    // the same shape from another installation of the service: a booking this one never made
+    // the write-back of another installation of the service (or of another organization here),
+    // X-BOOKING-ID and all: a booking this organization never made
     const foreign = 'bkg_0123456789abcdef01234567@booking-service';
-    await radicale.putEvent('amara', 'work', 'foreign.ics', vevent(foreign, '2026-12-07T14:00:00Z', '2026-12-07T15:00:00Z'));
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'foreign.ics',
+      vevent(foreign, '2026-12-07T14:00:00Z', '2026-12-07T15:00:00Z', ['X-BOOKING-ID:bkg_0123456789abcdef01234567']),
+    );
+    // another tool that names its own ids the same way
+    await radicale.putEvent(
+      'amara',
+      'work',
+      'crm.ics',
+      vevent('crm-88231', '2026-12-07T15:00:00Z', '2026-12-07T15:30:00Z', ['X-BOOKING-ID:88231']),
+    );
     assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
     const blocks = await t.db.pool.query(
-      `select start_time from calendar_busy where calendar_id = 'cal_amara_caldav' and start_time::date = '2026-12-07'`,
+      `select start_time from calendar_busy where calendar_id = 'cal_amara_caldav' and start_time::date = '2026-12-07' order by start_time`,
     );
     assert.deepEqual(
       blocks.rows.map((r) => r.start_time.toISOString()),
-      ['2026-12-07T14:00:00.000Z'],
+      ['2026-12-07T14:00:00.000Z', '2026-12-07T15:00:00.000Z'],
     );
-    assert.ok(!(await availability('2026-12-07')).includes('14:00'));
+    const open = await availability('2026-12-07');
+    assert.ok(!open.includes('14:00') && !open.includes('15:00'), open.join(' '));
     // cancelled, while the host's client kept its copy: the time is free again
     const cancel = await t.request('DELETE', `/v1/bookings/${id}`, { key: KEYS.secret });
     assert.equal(cancel.status, 200, cancel.text);
     assert.ok((await availability('2026-12-07')).includes('10:00'));
     assert.equal(await radicale.deleteEvent('amara', 'work', 'invite.ics'), 200);
     assert.equal(await radicale.deleteEvent('amara', 'work', 'foreign.ics'), 200);
+    assert.equal(await radicale.deleteEvent('amara', 'work', 'crm.ics'), 200);
+    assert.equal((await syncNow(t, 'cal_amara_caldav')).status, 'SUCCESS');
+    const freed = await availability('2026-12-07');
+    assert.ok(freed.includes('14:00') && freed.includes('15:00'), freed.join(' '));
   });
 
   it('a new day moves the window: the stored events are expanded again without reading them again', async () => {

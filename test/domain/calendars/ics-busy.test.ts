@@ -97,29 +97,42 @@ describe('busyFromIcs zones', () => {
 });
 
 describe('busyFromIcs events', () => {
-  it("skips a whole event as the service's own when any of its components carries X-BOOKING-ID", () => {
-    const result = busyFromIcs(
-      calendar(
-        'BEGIN:VEVENT',
-        'UID:own',
-        'DTSTART:20260401T100000Z',
-        'DURATION:PT1H',
-        'RRULE:FREQ=DAILY;COUNT=3',
-        'END:VEVENT',
-        'BEGIN:VEVENT',
-        'UID:own',
-        'RECURRENCE-ID:20260402T100000Z',
-        'DTSTART:20260402T120000Z',
-        'DURATION:PT1H',
-        'X-BOOKING-ID:bk_1',
-        'END:VEVENT',
-      ),
-      opts,
+  it("skips a whole event as the organization's own when its UID is one of ownUids", () => {
+    const series = calendar(
+      'BEGIN:VEVENT',
+      'UID:bkg_0123456789abcdef01234567@booking-service',
+      'DTSTART:20260401T100000Z',
+      'DURATION:PT1H',
+      'RRULE:FREQ=DAILY;COUNT=3',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:bkg_0123456789abcdef01234567@booking-service',
+      'RECURRENCE-ID:20260402T100000Z',
+      'DTSTART:20260402T120000Z',
+      'DURATION:PT1H',
+      'X-BOOKING-ID:bkg_0123456789abcdef01234567',
+      'END:VEVENT',
     );
+    const own = busyFromIcs(series, { ...opts, ownUids: new Set(['bkg_0123456789abcdef01234567@booking-service']) });
     assert.deepEqual(
-      { blocks: result.blocks.length, events: result.events, own: result.own, skipped: result.skipped },
+      { blocks: own.blocks.length, events: own.events, own: own.own, skipped: own.skipped },
       { blocks: 0, events: 1, own: 1, skipped: 0 },
     );
+    // the same event when the organization has no such booking (another installation's): busy
+    const foreign = busyFromIcs(series, opts);
+    assert.deepEqual(
+      { blocks: foreign.blocks.length, events: foreign.events, own: foreign.own, skipped: foreign.skipped },
+      { blocks: 3, events: 1, own: 0, skipped: 0 },
+    );
+  });
+
+  it('counts an event carrying X-BOOKING-ID as any other when its UID is not among ownUids', () => {
+    const result = busyFromIcs(
+      calendar('BEGIN:VEVENT', 'UID:crm-1', 'DTSTART:20260401T100000Z', 'DURATION:PT1H', 'X-BOOKING-ID:12345', 'END:VEVENT'),
+      { ...opts, ownUids: new Set(['bkg_0123456789abcdef01234567@booking-service']) },
+    );
+    assert.deepEqual(iso(result.blocks), ['2026-04-01T10:00:00.000Z/2026-04-01T11:00:00.000Z']);
+    assert.equal(result.own, 0);
   });
 
   it('counts what it can read of an event whose override is broken, and counts the event as skipped', () => {

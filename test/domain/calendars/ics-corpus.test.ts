@@ -39,6 +39,7 @@ const RULES = [
   'cancelled',
   'tentative',
   'own-event',
+  'foreign-booking-id',
   'unparseable',
   'clipping',
   'iteration-cap',

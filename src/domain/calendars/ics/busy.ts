@@ -24,9 +24,10 @@ export interface BusyOptions {
   /** The member's IANA zone, for DATE (all-day) and floating values. */
   zone: string;
   /**
-   * UIDs of this service's own meetings found in the text (`<root booking id>@booking-service`,
-   * each a booking the caller looked up): a copy of one (the invitation the host was sent, added
-   * to a calendar without X-BOOKING-ID) is the service's own event too.
+   * UIDs of this organization's own meetings found in the text (`<root booking id>@booking-service`,
+   * each a booking the caller looked up): such an event, whether written back by the service
+   * (with X-BOOKING-ID) or copied from the invitation the host was sent (without), is not busy
+   * time, since its booking blocks the time itself. Any other event counts, X-BOOKING-ID or not.
    */
   ownUids?: ReadonlySet<string>;
 }
@@ -46,7 +47,7 @@ export interface BusyResult {
   events: number;
   /** Events of which a component could not be read (see `skips`); what could be read still counts. */
   skipped: number;
-  /** Events the service wrote itself (X-BOOKING-ID): never busy, never skipped. */
+  /** The organization's own meetings (ownUids): never busy, never skipped. */
   own: number;
   /** Why each skipped event was skipped (codes only: calendar text never reaches a log line). */
   skips: BusySkip[];
@@ -125,7 +126,6 @@ function splitBlocks(text: string): Blocks {
 interface Piece {
   uid: string | null;
   component: ICAL.Component | null;
-  own: boolean;
 }
 
 function readPiece(block: string): Piece {
@@ -138,12 +138,11 @@ function readPiece(block: string): Piece {
   }
   if (component) {
     const uid = component.getFirstPropertyValue('uid');
-    const own = component.hasProperty('x-booking-id');
-    return { uid: typeof uid === 'string' && uid.trim() !== '' ? uid.trim() : null, component, own };
+    return { uid: typeof uid === 'string' && uid.trim() !== '' ? uid.trim() : null, component };
   }
   const unfolded = block.replace(/\r\n[ \t]/g, '');
   const uid = /^UID(?:;[^:\r\n]*)?:(.+)$/im.exec(unfolded)?.[1]?.trim();
-  return { uid: uid || null, component: null, own: /^X-BOOKING-ID[;:]/im.test(unfolded) };
+  return { uid: uid || null, component: null };
 }
 
 interface Context {
@@ -524,7 +523,9 @@ export function busyFromIcs(text: string, opts: BusyOptions): BusyResult {
 
   for (const [uid, pieces] of groups) {
     result.events++;
-    if (pieces.some((p) => p.own) || opts.ownUids?.has(uid)) {
+    // the organization's own meeting: its booking blocks the time already. X-BOOKING-ID alone
+    // proves nothing: another installation's write-back, or another tool, writes it too
+    if (opts.ownUids?.has(uid)) {
       result.own++;
       continue;
     }
