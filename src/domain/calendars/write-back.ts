@@ -75,28 +75,36 @@ function eventText(m: MeetingState, hostIndex: number, uid: string, sequence: nu
   });
 }
 
-/** The resource's current ETag and whether it is one of ours (X-BOOKING-ID), or null when absent. */
-async function current(client: CalDavClient, href: string): Promise<{ etag: string | null; ours: boolean } | null> {
+/**
+ * The resource's current ETag and whether it is one of ours, or null when absent. Ours: the
+ * service wrote it (X-BOOKING-ID), or it is a copy of the meeting (its UID, as the invitation a
+ * host's client filed carries it), which the busy-time reader counts as the meeting's too.
+ */
+async function current(client: CalDavClient, href: string, uid: string): Promise<{ etag: string | null; ours: boolean } | null> {
   const res = await client.send('GET', href);
   if (res.status === 404 || res.status === 410) return null;
   if (res.status !== 200) throw new CalDavError('server', `GET ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
   const etag = typeof res.headers.etag === 'string' ? res.headers.etag : null;
-  return { etag, ours: /^X-BOOKING-ID:/m.test(res.text) };
+  const text = res.text.replace(/\r?\n[ \t]/g, '');
+  const ours =
+    /^X-BOOKING-ID:/m.test(text) ||
+    text.split(/\r?\n/).some((line) => /^UID(;[^:]*)?:/i.test(line) && line.slice(line.indexOf(':') + 1).trim() === uid);
+  return { etag, ours };
 }
 
 /** PUT conditionally: If-None-Match: * for a new event, If-Match for ours; a stale condition is looked up and tried once more. */
-async function put(client: CalDavClient, href: string, body: string, etag: string | null): Promise<string | null> {
+async function put(client: CalDavClient, href: string, uid: string, body: string, etag: string | null): Promise<string | null> {
   let condition: Record<string, string> = etag ? { 'if-match': etag } : { 'if-none-match': '*' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const res = await client.send('PUT', href, { headers: { 'content-type': 'text/calendar; charset=utf-8', ...condition }, body });
     if (res.status >= 200 && res.status < 300) {
       const tag = res.headers.etag;
-      return typeof tag === 'string' ? tag : ((await current(client, href))?.etag ?? null);
+      return typeof tag === 'string' ? tag : ((await current(client, href, uid))?.etag ?? null);
     }
     if (res.status !== 412 && res.status !== 404)
       throw new CalDavError('server', `PUT ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
     // a retry after a write that landed but was not recorded, or an edit in the host's calendar
-    const now = await current(client, href);
+    const now = await current(client, href, uid);
     if (now && !now.ours)
       throw new CalDavError('server', `PUT ${new URL(href).pathname}: an event that is not the service's holds this name`);
     condition = now?.etag ? { 'if-match': now.etag } : { 'if-none-match': '*' };
@@ -104,13 +112,13 @@ async function put(client: CalDavClient, href: string, body: string, etag: strin
   throw new CalDavError('server', `PUT ${new URL(href).pathname}: the event kept changing while it was written`);
 }
 
-async function remove(client: CalDavClient, href: string, etag: string | null): Promise<void> {
+async function remove(client: CalDavClient, href: string, uid: string, etag: string | null): Promise<void> {
   let condition: Record<string, string> = etag ? { 'if-match': etag } : {};
   for (let attempt = 0; attempt < 3; attempt++) {
     const res = await client.send('DELETE', href, { headers: condition });
     if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) return;
     if (res.status !== 412) throw new CalDavError('server', `DELETE ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
-    const now = await current(client, href);
+    const now = await current(client, href, uid);
     if (!now) return;
     condition = now.etag ? { 'if-match': now.etag } : {};
   }
@@ -143,6 +151,12 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
       )
     : [];
   const existing = new Map((await writes.writesOf(deps.db, rootId)).map((w) => [w.calendar_id, w]));
+  // SEQUENCE grows with every write of the meeting, whichever calendar held it before (a new host's
+  // calendar, a new primary): an event must never go back to an older one (RFC 5545)
+  const lastSequence = Math.max(-1, ...[...existing.values()].map((w) => w.sequence));
+  // resources written in this run: a calendar left behind that names the same resource (two
+  // integrations of one collection, say a shared team calendar) must not delete what was just written
+  const written = new Set<string>();
   const failures: { calendarId: string; message: string }[] = [];
   const key = deps.config.webhookSecretKey;
   const timeoutMs = deps.config.calendarRequestTimeoutMs;
@@ -168,21 +182,28 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
     await attempt(t.calendar_id, async () => {
       const client = new CalDavClient({ username: t.username, password: decryptSecret(t.password_encrypted, key) }, { timeoutMs });
       const href = resourceUrl(t.url, uid);
-      const sequence = (before?.sequence ?? -1) + 1;
-      const etag = await put(client, href, eventText(meeting, hostIndex, uid, sequence, stamp), before?.href === href ? before.etag : null);
+      const sequence = lastSequence + 1;
+      const etag = await put(
+        client,
+        href,
+        uid,
+        eventText(meeting, hostIndex, uid, sequence, stamp),
+        before?.href === href ? before.etag : null,
+      );
+      written.add(href);
       await writes.recordWrite(deps.db, { root: rootId, calendarId: t.calendar_id, href, etag, sequence });
     });
   }
   // written before, no longer a target: the booking was cancelled, or the host changed
   for (const w of existing.values()) {
-    if (!w.url || !w.username || !w.password_encrypted) {
+    if (!w.url || !w.username || !w.password_encrypted || written.has(w.href)) {
       await writes.forgetWrite(deps.db, rootId, w.calendar_id);
       continue;
     }
     if (w.sync_status === 'NEEDS_REAUTH') continue;
     await attempt(w.calendar_id, async () => {
       const client = new CalDavClient({ username: w.username!, password: decryptSecret(w.password_encrypted!, key) }, { timeoutMs });
-      await remove(client, w.href, w.etag);
+      await remove(client, w.href, uid, w.etag);
       await writes.forgetWrite(deps.db, rootId, w.calendar_id);
     });
   }
