@@ -196,8 +196,9 @@ export function parseMultistatus(text: string, base: string): DavEntry[] {
   let doc: Record<string, unknown>;
   try {
     doc = parser.parse(text) as Record<string, unknown>;
-  } catch (err) {
-    throw new CalDavError('protocol', `unparseable XML answer from ${describe(base)} (${(err as Error).message.split('\n')[0]})`);
+  } catch {
+    // the parser's message quotes the answer: syncError names the URL and nothing the server wrote
+    throw new CalDavError('protocol', `unparseable XML answer from ${describe(base)}`);
   }
   const ms = doc.multistatus as Record<string, unknown> | undefined;
   if (!ms || typeof ms !== 'object') throw new CalDavError('protocol', `answer from ${describe(base)} is not a DAV multistatus`);

@@ -120,6 +120,11 @@ describe('WebDAV answers', () => {
       ],
     );
     assert.throws(() => parseMultistatus('<html>502 Bad Gateway</html>', 'https://dav.example/'), /not a DAV multistatus/);
+    // syncError names the URL, never what the server wrote (docs/calendars.md)
+    assert.throws(
+      () => parseMultistatus('<<not xml secret-token-123', 'https://dav.example/u/c/'),
+      (err: Error) => err.message === 'unparseable XML answer from https://dav.example/u/c/',
+    );
   });
 });
 
