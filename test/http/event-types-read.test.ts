@@ -24,6 +24,23 @@ describe('GET /v1/event-types', () => {
     assert.equal(res.body.event_types[2].slot_interval, 60, 'slot_interval defaults to duration');
   });
 
+  it('sorts by letter whatever the case or accent, as a reader would', async () => {
+    const workload = { prep: 0, meeting: 30, implementation: 0, admin: 0 };
+    for (const name of ['Zebra', 'Élan', 'Ärger', 'éclair', 'alpha']) {
+      const res = await t.request('POST', '/v1/event-types', {
+        key: KEYS.secret,
+        body: { team_id: 'team_advisors', name, duration: 30, workload },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    const res = await t.request('GET', '/v1/event-types', { key: KEYS.secret });
+    assert.deepEqual(
+      res.body.event_types.map((e: { name: string }) => e.name),
+      ['alpha', 'Ärger', 'éclair', 'Élan', 'Intro call', 'Onboarding', 'Planning session', 'Zebra'],
+    );
+    await t.db.pool.query(`delete from event_types where name in ('Zebra', 'Élan', 'Ärger', 'éclair', 'alpha')`);
+  });
+
   it("never shows another organization's types", async () => {
     const res = await t.request('GET', '/v1/event-types', { key: KEYS.other });
     assert.deepEqual(

@@ -40,11 +40,9 @@ export function findBookable(db: Db, organizationId: string, id: string): Promis
 }
 
 export function listVisible(db: Db, organizationId: string): Promise<EventTypeRow[]> {
-  return rows<EventTypeRow>(
-    db,
-    `select * from event_types where organization_id = $1 and is_active and deleted_at is null order by lower(name), name, id`,
-    [organizationId],
-  );
+  return rows<EventTypeRow>(db, `select * from event_types where organization_id = $1 and is_active and deleted_at is null`, [
+    organizationId,
+  ]);
 }
 
 export function customFields(db: Db, eventTypeId: string): Promise<CustomFieldRow[]> {
