@@ -163,6 +163,11 @@ export const COLUMNS = {
     etag: 'text null',
     sequence: 'int4',
   },
+  calendar_write_failures: {
+    calendar_id: 'text',
+    root_booking_id: 'text',
+    retry_queued: 'bool',
+  },
   api_keys: {
     id: 'text',
     organization_id: 'text',
@@ -360,6 +365,7 @@ export type CalendarConnectionRow = Row<'calendar_connections'>;
 export type CalendarResourceRow = Row<'calendar_resources'>;
 export type CalendarBusyRow = Row<'calendar_busy'>;
 export type CalendarEventWriteRow = Row<'calendar_event_writes'>;
+export type CalendarWriteFailureRow = Row<'calendar_write_failures'>;
 export type ApiKeyRow = Row<'api_keys', { kind: KeyKind; mode: Mode }>;
 export type IdempotencyKeyRow = Row<'idempotency_keys', { state: IdempotencyState }>;
 export type BookingRow = Row<
@@ -405,6 +411,7 @@ export interface Database {
   calendar_resources: CalendarResourceRow;
   calendar_busy: CalendarBusyRow;
   calendar_event_writes: CalendarEventWriteRow;
+  calendar_write_failures: CalendarWriteFailureRow;
   api_keys: ApiKeyRow;
   idempotency_keys: IdempotencyKeyRow;
   bookings: BookingRow;

@@ -211,4 +211,27 @@ describe("booking write-back to the host's primary CalDAV calendar", { skip }, (
     const b = await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.live });
     assert.equal(b.body.booking.status, 'SCHEDULED');
   });
+
+  it('once the server answers a sync again, a meeting whose write failed for good is written, and the ERROR clears', async () => {
+    const failed = await t.db.pool.query(`select root_booking_id from calendar_write_failures where calendar_id = 'cal_priya_broken'`);
+    assert.equal(failed.rows.length, 1);
+    const id = failed.rows[0].root_booking_id as string;
+    // the collection exists now: the server works again, nothing else changed
+    await radicale.createCalendar('priya', 'missing');
+    assert.equal((await syncNow(t, 'cal_priya_broken')).status, 'SUCCESS');
+    const priyaHref = resourceUrl(radicale.calendarUrl('priya', 'missing'), `${id}@booking-service`);
+    const text = await waitFor("the event in Priya's calendar", async () => {
+      const r = await radicale.get('priya', priyaHref);
+      return r.status === 200 ? unfolded(r.text) : undefined;
+    });
+    assert.match(text, new RegExp(`^X-BOOKING-ID:${id}\\r$`, 'm'));
+    const cal = await waitFor('the calendar to leave ERROR', async () => {
+      const res = await t.request('GET', `/v1/calendars?userId=${MEMBERS.priya}`, { key: KEYS.secret });
+      const c = res.body.calendars.find((x: { id: string }) => x.id === 'cal_priya_broken');
+      return c?.syncStatus === 'SUCCESS' ? c : undefined;
+    });
+    assert.equal(cal.syncError, null);
+    const left = await t.db.pool.query(`select count(*)::int as n from calendar_write_failures`);
+    assert.equal(left.rows[0].n, 0);
+  });
 });

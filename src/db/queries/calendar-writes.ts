@@ -161,13 +161,37 @@ export async function recordWrite(db: Db, w: { root: string; calendarId: string;
   );
 }
 
+/** A run of the meeting's write-back that left nothing failing: no calendar owes it a retry. */
+export async function clearWriteFailures(db: Db, root: string): Promise<void> {
+  await exec(db, 'delete from calendar_write_failures where root_booking_id = $1', [root]);
+}
+
+/**
+ * The meetings whose write to this calendar failed for good and are not queued again yet, marked
+ * queued: a successful sync (the server answers again) writes each once more.
+ */
+export async function claimFailedWrites(tx: Tx, calendarId: string): Promise<string[]> {
+  const found = await rows<{ root_booking_id: string }>(
+    tx,
+    `update calendar_write_failures set retry_queued = true where calendar_id = $1 and not retry_queued returning root_booking_id`,
+    [calendarId],
+  );
+  return found.map((r) => r.root_booking_id);
+}
+
 export async function forgetWrite(db: Db, root: string, calendarId: string): Promise<void> {
   await exec(db, 'delete from calendar_event_writes where root_booking_id = $1 and calendar_id = $2', [root, calendarId]);
 }
 
 /** A write-back that failed for good: the calendar shows ERROR with the reason until a write succeeds. */
-export async function failWrite(db: Db, calendarId: string, reason: string): Promise<void> {
+export async function failWrite(db: Db, calendarId: string, root: string, reason: string): Promise<void> {
   await exec(db, 'update calendar_connections set write_error = $2 where calendar_id = $1', [calendarId, reason]);
+  await exec(
+    db,
+    `insert into calendar_write_failures (calendar_id, root_booking_id) values ($1, $2)
+     on conflict (calendar_id, root_booking_id) do update set retry_queued = false`,
+    [calendarId, root],
+  );
   await exec(db, `update calendars set sync_status = 'ERROR', sync_error = $2 where id = $1 and sync_status <> 'NEEDS_REAUTH'`, [
     calendarId,
     reason,

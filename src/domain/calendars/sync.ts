@@ -6,12 +6,14 @@ import type { Db, Pool } from '../../db/pool.ts';
 import { transaction } from '../../db/pool.ts';
 import type { ClaimedCalendar, ParsedResource } from '../../db/queries/calendar-sync.ts';
 import * as store from '../../db/queries/calendar-sync.ts';
+import * as writes from '../../db/queries/calendar-writes.ts';
 import { calendarSyncs } from '../../metrics.ts';
 import type { FreeBusyCache } from '../availability/freebusy-cache.ts';
 import { decryptSecret } from '../webhooks/secrets.ts';
 import type { DavEntry } from './caldav.ts';
 import { CalDavClient, CalDavError, escapeXml, etagOf, parseMultistatus, syncTokenOf, xmlText } from './caldav.ts';
 import { icsExpander } from './ics/expander.ts';
+import { enqueueCalendarWrites } from './write-back.ts';
 import { calendarUid, meetingIdsIn } from '../email/enqueue.ts';
 
 export interface SyncDeps {
@@ -273,6 +275,8 @@ export async function syncCalendar(deps: SyncDeps, calendarId: string): Promise<
         windowEnd: window.end,
         at: deps.now(),
       });
+      // the server answers again: meetings whose write to it failed for good are written once more
+      await enqueueCalendarWrites(tx, await writes.claimFailedWrites(tx, calendarId));
       const busyChanged = removed > 0 || added > 0;
       if (busyChanged) await announceBusyChange(tx, owners);
       return { totals, busyChanged };

@@ -141,7 +141,11 @@ export interface WriteAttempt {
  */
 export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAttempt): Promise<void> {
   const meeting = await writes.meetingState(deps.db, rootId);
-  if (!meeting || meeting.status === 'DRAFT') return;
+  if (!meeting) {
+    await writes.clearWriteFailures(deps.db, rootId);
+    return;
+  }
+  if (meeting.status === 'DRAFT') return;
   const uid = calendarUid(rootId);
   const shown = SHOWN.has(meeting.status);
   const targets = shown
@@ -207,11 +211,15 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
       await writes.forgetWrite(deps.db, rootId, w.calendar_id);
     });
   }
-  if (failures.length === 0) return;
+  if (failures.length === 0) {
+    await writes.clearWriteFailures(deps.db, rootId);
+    return;
+  }
   if (at.attempt >= deps.config.calendarWriteAttempts) {
     for (const f of failures) {
       const reason = `writing booking ${meeting.id} to this calendar failed after ${at.attempt} attempts: ${f.message}`;
-      await writes.failWrite(deps.db, f.calendarId, reason);
+      // written again after the calendar's next successful sync (syncCalendar)
+      await writes.failWrite(deps.db, f.calendarId, rootId, reason);
       deps.log.error({ bookingId: meeting.id, calendarId: f.calendarId, reason }, 'calendar write-back failed for good');
     }
     return;
