@@ -113,3 +113,55 @@ describe('reschedule races', () => {
     }
   });
 });
+
+describe('a change racing the deletion of its event type', () => {
+  /**
+   * Runs `request` while another transaction holds the type's row as DELETE /event-types and a
+   * disabling PATCH do (FOR UPDATE); once the request waits on that lock, the type is disabled
+   * and the transaction commits. Restores the type after.
+   */
+  async function whileTypeIsDisabled<T>(request: () => Promise<T>): Promise<T> {
+    const other = await t.db.pool.connect();
+    try {
+      await other.query('begin');
+      await other.query(`select 1 from event_types where id = 'et_intro_call' for update`);
+      const pending = request();
+      for (let i = 0; ; i++) {
+        const waiting = await t.db.pool.query(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        if (waiting.rows[0].n > 0) break;
+        assert.ok(i < 500, 'the request never waited on the event type');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.query(`update event_types set is_active = false where id = 'et_intro_call'`);
+      await other.query('commit');
+      return await pending;
+    } finally {
+      await other.query('rollback').catch(() => {});
+      other.release();
+      await t.db.pool.query(`update event_types set is_active = true where id = 'et_intro_call'`);
+    }
+  }
+
+  it('a create waiting on it is refused once the type is disabled, and writes nothing', async () => {
+    const slot = '2026-12-10T10:00:00Z';
+    const res = await whileTypeIsDisabled(() => create(t, introBody(slot)));
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.field, 'event_type_id');
+    const rows = await t.db.pool.query('select count(*)::int as n from bookings where start_time = $1', [slot]);
+    assert.equal(rows.rows[0].n, 0);
+  });
+
+  it('a reschedule waiting on it is refused once the type is disabled, and the booking stays as it was', async () => {
+    const id = await seedBooking(t, { status: 'SCHEDULED', start: '2026-12-10T11:00:00Z' });
+    const res = await whileTypeIsDisabled(() =>
+      t.request('POST', `/v1/bookings/${id}/reschedule`, { key: KEYS.secret, body: { start_time: '2026-12-10T14:00:00Z' } }),
+    );
+    assert.equal(res.status, 409, res.text);
+    const after = (await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret })).body.booking;
+    assert.equal(after.status, 'SCHEDULED');
+    assert.equal(after.rescheduled_to, null);
+    assert.equal((await activeHolds(t, id)).length, 1);
+  });
+});

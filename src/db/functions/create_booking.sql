@@ -3,8 +3,9 @@
 -- Caller: createDraft in src/db/queries/bookings.ts (createBooking, src/domain/bookings/create.ts).
 -- Rule: a booking exists only with its members held (hold_members: no member double-booked, none
 -- over its per-day cap), its event recorded (record_events) and its jobs enqueued, or not at all.
--- Raises SQLSTATE UB409 when no candidate can take it (nothing is written), 23505 for a taken
--- external_id, 40001 as hold_members does, 40P01 on a deadlock.
+-- Raises SQLSTATE UB409 when no candidate can take it (nothing is written), UB410 when its event
+-- type was deleted or disabled since the caller read it, 23505 for a taken external_id, 40001 as
+-- hold_members does, 40P01 on a deadlock.
 --
 -- `booking` is the new row as JSON (jsonb_populate_record). `payload` is the event's payload
 -- with the booking as the API shows it, whose created_at and updated_at, assigned by this
@@ -27,6 +28,13 @@ begin
          b.external_id, b.assigned_to_id, b.host_ids, b.rescheduled_from
     from jsonb_populate_record(null::bookings, booking) b
   returning * into created;
+  -- The insert's foreign key check holds the event type's row (key share). A DELETE or a
+  -- disabling PATCH that locked it first has committed by now, and this read sees it: the create
+  -- is refused, as one made after it would be. One that locks it later waits for this create and
+  -- then counts its booking (its 422, its warning).
+  if not exists (select 1 from event_types t where t.id = created.event_type_id and t.is_active and t.deleted_at is null) then
+    raise sqlstate 'UB410' using message = 'the event type is no longer bookable';
+  end if;
   held := hold_members(created.id, created.mode, created.start_time, blocked, candidates, zones, day_from, day_to, collective, true);
   if coalesce(cardinality(held), 0) = 0 then
     raise sqlstate 'UB409' using message = 'the slot is no longer available';

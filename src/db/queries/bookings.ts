@@ -89,11 +89,13 @@ export interface NewDraft {
 
 /** SQLSTATE of create_booking when no candidate can take the booking. */
 export const NO_CANDIDATE = 'UB409';
+/** SQLSTATE of create_booking when the event type was deleted or disabled after it was read. */
+export const TYPE_GONE = 'UB410';
 
 /**
  * POST /bookings' whole write in one statement, so in one implicit transaction
  * (src/db/functions/create_booking.sql): the booking in DRAFT, its holds (skipping candidates another create has
- * locked first), its event and its jobs. Fails with NO_CANDIDATE, 23505 (external_id), 40001
+ * locked first), its event and its jobs. Fails with NO_CANDIDATE, TYPE_GONE, 23505 (external_id), 40001
  * or 40P01; nothing is written then. Answers the row and the members held.
  */
 export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: BookingRow; held: string[] }> {

@@ -51,10 +51,10 @@ const ROUTE_PRIORITY = -10;
  */
 export async function createBooking(deps: BookingDeps, caller: Caller, input: CreateInput): Promise<BookingRow> {
   const now = deps.now();
+  const noType = () =>
+    new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
   const type = await eventTypes.findBookable(deps.db, caller.organizationId, input.event_type_id);
-  if (!type) {
-    throw new ValidationError(`field "event_type_id": no active event type "${input.event_type_id}" in this organization`, 'event_type_id');
-  }
+  if (!type) throw noType();
   const attendee = validateAttendee(input.attendee);
   const customFields = validateCustomFields(type.custom_fields, input.custom_fields);
   const metadata = validateMetadata(input.metadata);
@@ -132,6 +132,8 @@ export async function createBooking(deps: BookingDeps, caller: Caller, input: Cr
       if (isUniqueViolation(err))
         throw new Conflict(`field "external_id": a booking with external_id "${input.external_id}" already exists`);
       if (sqlState(err) === bookings.NO_CANDIDATE) throw noLongerAvailable(collective);
+      // deleted or disabled while this create ran (create_booking checks it under the row's lock)
+      if (sqlState(err) === bookings.TYPE_GONE) throw noType();
       throw err;
     }
   });

@@ -90,6 +90,11 @@ export async function rescheduleBooking(deps: BookingDeps, caller: Caller, id: s
         host_ids: [],
         rescheduled_from: id,
       });
+      // the insert's foreign key check holds the type's row: a DELETE or disabling PATCH that
+      // locked it first has committed, and is seen here (create_booking checks the same)
+      if (!(await eventTypes.findVisible(tx, caller.organizationId, locked.event_type_id))) {
+        throw new Conflict("the booking's event type is no longer bookable");
+      }
       const request = { bookingId: newId, mode: locked.mode, start, end, bufferBefore: type.buffer_before, bufferAfter: type.buffer_after };
       const taken = await holdMembers(tx, collective, candidates, request);
       const ordered = inHostOrder(taken, slot.hosts);
