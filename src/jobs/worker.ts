@@ -14,12 +14,19 @@ const CRONTAB = [
   '* * * * * schedule-calendar-syncs',
 ].join('\n');
 
-/** graphile-worker's log lines go through our pino logger, so they carry the same fields. */
-function queueLogger(deps: WorkerDeps): QueueLogger {
+/**
+ * graphile-worker's log lines go through our pino logger, so they carry the same fields. While
+ * this worker stops (SIGTERM), graphile-worker 0.17 logs its pools' release races under load as
+ * errors ("Cannot background something when the queue is already released", "Error occurred
+ * during forceful shutdown", six lines a stop): nothing is lost (a job it had fetched and not run
+ * goes back to the queue, or is unlocked by a live worker), so they are warnings then, marked
+ * `during: "stop"`, and do not set off error alerts.
+ */
+export function queueLogger(deps: Pick<WorkerDeps, 'log'>, stopping: () => boolean): QueueLogger {
   return new QueueLogger((scope) => (level, message, meta) => {
     const fields = { queue: scope, ...(meta ?? {}) };
-    if (level === 'error') deps.log.error(fields, message);
-    else if (level === 'warning') deps.log.warn(fields, message);
+    if (level === 'error' && !stopping()) deps.log.error(fields, message);
+    else if (level === 'error' || level === 'warning') deps.log.warn(stopping() ? { ...fields, during: 'stop' } : fields, message);
     else deps.log.debug(fields, message);
   });
 }
@@ -58,6 +65,7 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
   const heartbeat = startHeartbeat(deps.db, events, deps.log);
   // the lock is held before the pool fetches its first job
   await heartbeat.ready;
+  let stopping = false;
   const launch = () =>
     run({
       events,
@@ -85,7 +93,7 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
       },
       taskList: buildTaskList(deps),
       parsedCronItems: parseCrontab(CRONTAB),
-      logger: queueLogger(deps),
+      logger: queueLogger(deps, () => stopping),
     }).then((runner) => {
       // its end is watched through its events (below); an error there must not end the process
       runner.promise.catch((err: unknown) => deps.log.debug({ err: (err as Error)?.message }, 'a job worker pool ended with an error'));
@@ -98,7 +106,6 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
     await heartbeat.stop();
     throw err;
   }
-  let stopping = false;
   const givenUp = new Set<string>();
   const replace = async () => {
     while (!stopping) {
