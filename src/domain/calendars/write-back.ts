@@ -4,7 +4,7 @@ import type { Pool, Tx } from '../../db/pool.ts';
 import type { MeetingState } from '../../db/queries/calendar-writes.ts';
 import * as writes from '../../db/queries/calendar-writes.ts';
 import { enqueue } from '../../db/jobs.ts';
-import { calendarUid } from '../email/enqueue.ts';
+import { calendarUid, meetingIdsIn } from '../email/enqueue.ts';
 import { decryptSecret } from '../webhooks/secrets.ts';
 import { CalDavClient, CalDavError } from './caldav.ts';
 import { renderCalendarEvent } from './event-ics.ts';
@@ -76,35 +76,31 @@ function eventText(m: MeetingState, hostIndex: number, uid: string, sequence: nu
 }
 
 /**
- * The resource's current ETag and whether it is one of ours, or null when absent. Ours: the
- * service wrote it (X-BOOKING-ID), or it is a copy of the meeting (its UID, as the invitation a
- * host's client filed carries it), which the busy-time reader counts as the meeting's too.
+ * The resource's current ETag and whether it is the meeting's, or null when absent. The meeting's:
+ * the service wrote it (X-BOOKING-ID), or it is a copy carrying the meeting's UID (the invitation
+ * a host's client filed), which the busy-time reader counts as the meeting's too (meetingIdsIn).
  */
-async function current(client: CalDavClient, href: string, uid: string): Promise<{ etag: string | null; ours: boolean } | null> {
+async function current(client: CalDavClient, href: string, rootId: string): Promise<{ etag: string | null; ours: boolean } | null> {
   const res = await client.send('GET', href);
   if (res.status === 404 || res.status === 410) return null;
   if (res.status !== 200) throw new CalDavError('server', `GET ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
   const etag = typeof res.headers.etag === 'string' ? res.headers.etag : null;
-  const text = res.text.replace(/\r?\n[ \t]/g, '');
-  const ours =
-    /^X-BOOKING-ID:/m.test(text) ||
-    text.split(/\r?\n/).some((line) => /^UID(;[^:]*)?:/i.test(line) && line.slice(line.indexOf(':') + 1).trim() === uid);
-  return { etag, ours };
+  return { etag, ours: /^X-BOOKING-ID:/m.test(res.text) || meetingIdsIn(res.text).includes(rootId) };
 }
 
 /** PUT conditionally: If-None-Match: * for a new event, If-Match for ours; a stale condition is looked up and tried once more. */
-async function put(client: CalDavClient, href: string, uid: string, body: string, etag: string | null): Promise<string | null> {
+async function put(client: CalDavClient, href: string, rootId: string, body: string, etag: string | null): Promise<string | null> {
   let condition: Record<string, string> = etag ? { 'if-match': etag } : { 'if-none-match': '*' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const res = await client.send('PUT', href, { headers: { 'content-type': 'text/calendar; charset=utf-8', ...condition }, body });
     if (res.status >= 200 && res.status < 300) {
       const tag = res.headers.etag;
-      return typeof tag === 'string' ? tag : ((await current(client, href, uid))?.etag ?? null);
+      return typeof tag === 'string' ? tag : ((await current(client, href, rootId))?.etag ?? null);
     }
     if (res.status !== 412 && res.status !== 404)
       throw new CalDavError('server', `PUT ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
     // a retry after a write that landed but was not recorded, or an edit in the host's calendar
-    const now = await current(client, href, uid);
+    const now = await current(client, href, rootId);
     if (now && !now.ours)
       throw new CalDavError('server', `PUT ${new URL(href).pathname}: an event that is not the service's holds this name`);
     condition = now?.etag ? { 'if-match': now.etag } : { 'if-none-match': '*' };
@@ -112,13 +108,13 @@ async function put(client: CalDavClient, href: string, uid: string, body: string
   throw new CalDavError('server', `PUT ${new URL(href).pathname}: the event kept changing while it was written`);
 }
 
-async function remove(client: CalDavClient, href: string, uid: string, etag: string | null): Promise<void> {
+async function remove(client: CalDavClient, href: string, rootId: string, etag: string | null): Promise<void> {
   let condition: Record<string, string> = etag ? { 'if-match': etag } : {};
   for (let attempt = 0; attempt < 3; attempt++) {
     const res = await client.send('DELETE', href, { headers: condition });
     if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) return;
     if (res.status !== 412) throw new CalDavError('server', `DELETE ${new URL(href).pathname}: HTTP ${res.status}`, res.status);
-    const now = await current(client, href, uid);
+    const now = await current(client, href, rootId);
     if (!now) return;
     condition = now.etag ? { 'if-match': now.etag } : {};
   }
@@ -190,7 +186,7 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
       const etag = await put(
         client,
         href,
-        uid,
+        rootId,
         eventText(meeting, hostIndex, uid, sequence, stamp),
         before?.href === href ? before.etag : null,
       );
@@ -207,7 +203,7 @@ export async function writeMeeting(deps: WriteDeps, rootId: string, at: WriteAtt
     if (w.sync_status === 'NEEDS_REAUTH') continue;
     await attempt(w.calendar_id, async () => {
       const client = new CalDavClient({ username: w.username!, password: decryptSecret(w.password_encrypted!, key) }, { timeoutMs });
-      await remove(client, w.href, uid, w.etag);
+      await remove(client, w.href, rootId, w.etag);
       await writes.forgetWrite(deps.db, rootId, w.calendar_id);
     });
   }
