@@ -145,18 +145,25 @@ interface ClientError extends Error {
   rawPacket?: unknown;
 }
 
+/** The messages of the HTTP parser's refusals, by status: also the OpenAPI document's examples. */
+export const PARSER_MESSAGES = {
+  408: 'the request was not received in time',
+  414: 'the URL is too long: the request line and headers may be at most 16 KB',
+  431: 'the request headers are too large: the request line and headers may be at most 16 KB',
+} as const;
+
 /** The HTTP parser's error as one of ours: too long a request line, too large headers, too slow, or malformed. */
 function clientErrorOf(err: ClientError): DomainError {
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeout('the request was not received in time');
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeout(PARSER_MESSAGES[408]);
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     // Node counts the request line as part of the 16 KB of headers; when no line ends in what it
     // read, the URL alone is too long.
     const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
     const firstLineEnds = raw ? raw.indexOf('\r\n') : -1;
     if (raw && (firstLineEnds < 0 || firstLineEnds > raw.length / 2)) {
-      return new UriTooLong('the URL is too long: the request line and headers may be at most 16 KB');
+      return new UriTooLong(PARSER_MESSAGES[414]);
     }
-    return new HeadersTooLarge('the request headers are too large: the request line and headers may be at most 16 KB');
+    return new HeadersTooLarge(PARSER_MESSAGES[431]);
   }
   return new ValidationError('malformed HTTP request', 'request');
 }

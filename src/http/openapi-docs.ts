@@ -2,6 +2,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { EVENT_TYPES } from '../domain/events/record.ts';
 import { accessFor } from './access.ts';
+import { PARSER_MESSAGES } from './errors.ts';
 import { errorResponse } from './schemas/common.ts';
 import { WEBHOOK_EVENTS } from './schemas/webhook.ts';
 
@@ -218,21 +219,13 @@ const ERROR_EXAMPLES: Record<number, { type: string; code: string; message: stri
   401: { type: 'authentication_error', code: 'unauthorized', message: 'missing API key: send Authorization: Bearer <key>' },
   403: { type: 'permission_error', code: 'forbidden', message: 'this key does not hold the scope this request needs' },
   404: { type: 'not_found_error', code: 'not_found', message: 'booking bkg_5f0c2a9e41d7b3a08c6e1f24 not found' },
-  408: { type: 'invalid_request_error', code: 'request_timeout', message: 'the request was not received in time' },
+  408: { type: 'invalid_request_error', code: 'request_timeout', message: PARSER_MESSAGES[408] },
   409: { type: 'conflict_error', code: 'conflict', message: 'the requested time is no longer available' },
   413: { type: 'invalid_request_error', code: 'payload_too_large', message: 'request body exceeds the 256 KB limit' },
-  414: {
-    type: 'invalid_request_error',
-    code: 'uri_too_long',
-    message: 'the URL is too long: the request line and headers may be at most 16 KB',
-  },
+  414: { type: 'invalid_request_error', code: 'uri_too_long', message: PARSER_MESSAGES[414] },
   422: { type: 'precondition_error', code: 'precondition_failed', message: 'the operation is not allowed in the current state' },
   429: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'rate limit exceeded; retry after 12 seconds' },
-  431: {
-    type: 'invalid_request_error',
-    code: 'headers_too_large',
-    message: 'the request headers are too large: the request line and headers may be at most 16 KB',
-  },
+  431: { type: 'invalid_request_error', code: 'headers_too_large', message: PARSER_MESSAGES[431] },
   500: {
     type: 'api_error',
     code: 'internal_error',
