@@ -128,6 +128,8 @@ export class IcsExpander {
     const thread = new Worker(new URL('./expand-thread.ts', import.meta.url), { resourceLimits: RESOURCE_LIMITS });
     this.ready = false;
     thread.on('message', (reply: ExpandReply | 'ready') => {
+      // a thread stopped (timed out, closed) may still have a message on its way
+      if (this.thread !== thread) return;
       if (reply === 'ready') {
         this.ready = true;
         this.startClock();
