@@ -177,6 +177,8 @@ describe("booking write-back to the host's primary CalDAV calendar", { skip }, (
     });
     assert.match(text, /^DTSTART:20261202T110000Z\r$/m);
     assert.match(text, new RegExp(`^X-BOOKING-ID:${moved.body.booking.id}\\r$`, 'm'));
+    // the meeting's SEQUENCE goes on from Amara's copy (0), not from 0 again in Jonas's calendar
+    assert.match(text, /^SEQUENCE:1\r$/m);
     await waitFor("the event to leave Amara's calendar", async () => (await radicale.get('amara', href(id))).status === 404);
   });
 
