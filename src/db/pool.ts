@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { parseExact } from '../lib/exact-json.ts';
 
 // timestamptz columns come back as Date; bigint counts (COUNT(*)) as numbers, which is safe
 // for every count this service makes.
 pg.types.setTypeParser(20, (v) => Number(v));
+// `json` columns hold text as the client sent it (a booking's metadata, an event's payload, an
+// idempotent answer): a number a double would change is kept as written (src/lib/exact-json.ts).
+// `jsonb` (3802) keeps node-postgres' JSON.parse.
+pg.types.setTypeParser(114, parseExact);
 
 export type Pool = pg.Pool;
 /** Anything that can run a query: the pool or a client inside a transaction. */

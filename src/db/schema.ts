@@ -203,7 +203,7 @@ export const COLUMNS = {
     end_time: 'timestamptz',
     attendee: 'jsonb',
     custom_fields: 'jsonb',
-    metadata: 'jsonb',
+    metadata: 'json',
     external_id: 'text null',
     assigned_to_id: 'uuid null',
     host_ids: 'uuid[]',
@@ -250,7 +250,7 @@ export const COLUMNS = {
     mode: 'text',
     booking_id: 'text null',
     type: 'text',
-    payload: 'jsonb',
+    payload: 'json',
     created_at: 'timestamptz',
   },
   webhooks: {

@@ -267,6 +267,58 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
     assert.deepEqual(listed.body.bookings.find((b: { id: string }) => b.id === res.body.booking.id).metadata, metadata);
   });
 
+  it('the text comes back as sent: key order and number literals, by create, read, list, replay, event and reschedule', async () => {
+    // JSON.parse would read these numbers as doubles (…567000, 1, 1000, 0, 0.1, 1e-7) and jsonb
+    // would sort the keys shorter-first; keys that are array indexes ("7") are the one exception
+    // (docs/bookings.md), so none is used here
+    const text =
+      '{"zeta":{"b":2,"a":1},"id":12345678901234567890,"price":1.0,"big":1e3,"negzero":-0,' +
+      '"exact":0.1000000000000000055511151231257827,"tiny":0.0000001,"list":[1.50,{"y":null,"x":[2.0]}],"plain":3.25,"s":"1e5"}';
+    const body = JSON.stringify(introBody('2026-12-16T10:00:00Z')).replace(/}$/, `,"metadata":${text}}`);
+    const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: body, headers: { 'Idempotency-Key': 'exact-1' } });
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.booking.id as string;
+    const sent = `"metadata":${text}`;
+    assert.ok(res.text.includes(sent), res.text);
+    const read = await t.request('GET', `/v1/bookings/${id}`, { key: KEYS.secret });
+    assert.ok(read.text.includes(sent), read.text);
+    const listed = await t.request('GET', '/v1/bookings?start_date=2026-12-16&end_date=2026-12-17', { key: KEYS.secret });
+    assert.ok(listed.text.includes(sent), listed.text);
+    const replay = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: body, headers: { 'Idempotency-Key': 'exact-1' } });
+    assert.equal(replay.body.booking.idempotent_replay, true);
+    assert.ok(replay.text.includes(sent), replay.text);
+    // the same numbers written another way are another request for the key
+    const other = await t.request('POST', '/v1/bookings', {
+      key: KEYS.secret,
+      rawBody: body.replace('"price":1.0', '"price":1'),
+      headers: { 'Idempotency-Key': 'exact-1' },
+    });
+    assert.equal(other.status, 422, other.text);
+    // the event's payload (every webhook's `data`) holds the same text
+    const event = await t.db.pool.query(`select payload::text as p from booking_events where booking_id = $1`, [id]);
+    assert.ok(event.rows[0].p.includes(sent), event.rows[0].p);
+    // a reschedule's new booking carries it on
+    const [host] = await activeHolds(t, id); // routed as the worker would (this file runs none)
+    await t.db.pool.query(`update bookings set status = 'SCHEDULED', assigned_to_id = $2, host_ids = array[$2::uuid] where id = $1`, [
+      id,
+      host,
+    ]);
+    const moved = await t.request('POST', `/v1/bookings/${id}/reschedule`, {
+      key: KEYS.secret,
+      body: { start_time: '2026-12-16T11:00:00Z' },
+    });
+    assert.equal(moved.status, 200, moved.text);
+    assert.ok(moved.text.includes(sent), moved.text);
+  });
+
+  it('a number kept as written is a leaf: it may sit as deep as any number', async () => {
+    const text = `{"a":${'['.repeat(30)}12345678901234567890${']'.repeat(30)}}`;
+    const body = JSON.stringify(introBody('2026-12-16T12:00:00Z')).replace(/}$/, `,"metadata":${text}}`);
+    const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: body });
+    assert.equal(res.status, 201, res.text);
+    assert.ok(res.text.includes(`"metadata":${text}`), res.text);
+  });
+
   it('keys are counted in characters as people count them: 40 emoji are a key of 40', async () => {
     const metadata = { ['😀'.repeat(40)]: 1 };
     const res = await create(t, introBody('2026-12-15T11:00:00Z', { metadata }));

@@ -119,6 +119,23 @@ describe('each of the seven events from real booking operations, verified with s
     assert.ok(received().every((p) => p.webhook_id && !Number.isNaN(Date.parse(p.timestamp))));
   });
 
+  it("data is the 201's booking as text: its key order, the metadata as sent", async () => {
+    const from = new Date(Date.now() + 20 * 86_400_000);
+    const [slot] = await slots(t, 'et_intro_call', from.toISOString(), new Date(from.getTime() + 7 * 86_400_000).toISOString());
+    const metadata = '{"zeta":1,"id":12345678901234567890,"price":1.0,"a":{"y":[2.50],"b":null}}';
+    const res = await t.request('POST', '/v1/bookings', {
+      key: KEYS.secret,
+      rawBody: JSON.stringify(introBody(slot!.start)).replace(/}$/, `,"metadata":${metadata}}`),
+    });
+    assert.equal(res.status, 201, res.text);
+    const booking = res.text.slice(res.text.indexOf('"booking":') + '"booking":'.length, -1);
+    assert.ok(booking.includes(`"metadata":${metadata}`), booking);
+    const id = res.body.booking.id as string;
+    await delivered('BOOKING_CREATED', id);
+    const raw = rx.on('/bookings').find((r) => verifyDelivery(secret, r).data.id === id && r.body.includes('BOOKING_CREATED'))!;
+    assert.ok(raw.body.includes(booking), raw.body);
+  });
+
   it('match the payload schema the OpenAPI document gives each event name', async () => {
     const doc = (await t.request('GET', '/v1/openapi.json')).body;
     const compile = documentValidator(doc);

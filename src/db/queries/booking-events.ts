@@ -24,7 +24,8 @@ export async function insertEvents(
       events.map((e) => e.mode),
       events.map((e) => e.booking_id),
       events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.payload)),
+      // each payload as a JSON string of its text, which record_events stores as written
+      events.map((e) => JSON.stringify(JSON.stringify(e.payload))),
       everyActive,
     ],
   );

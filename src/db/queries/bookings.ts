@@ -1,4 +1,4 @@
-import type { Attendee, BookingStatus } from '../../domain/vocabulary.ts';
+import type { Attendee, BookingEventPayload, BookingStatus } from '../../domain/vocabulary.ts';
 import type { JobSpec } from '../jobs.ts';
 import { jobSpecsJson } from '../jobs.ts';
 import type { Db, Tx } from '../pool.ts';
@@ -79,12 +79,26 @@ export interface NewDraft {
   hold: HoldArgs;
   collective: boolean;
   /** BOOKING_CREATED: its id and payload; created_at and updated_at are filled in by the insert. */
-  event: { id: string; payload: unknown };
+  event: { id: string; payload: BookingEventPayload };
   broadcast: readonly string[];
   /** Jobs to add with the booking (its routing job). */
   jobs: readonly JobSpec[];
   /** Jobs to add only when an active subscription wants the event (its webhook fan-out). */
   jobsIfSubscribed: readonly JobSpec[];
+}
+
+/**
+ * BOOKING_CREATED's payload text, which create_booking takes as a JSON string and stores as
+ * written: the insert's created_at and updated_at (and the event's timestamp, the latter) go
+ * where these strings are. A client's text never holds them: a NUL is refused at the edge
+ * (decisions.md §6). The booking's metadata goes as its text too, so both keep their key order
+ * and number literals (decisions.md §8).
+ */
+const CREATED_AT = '\u0000created_at\u0000';
+const UPDATED_AT = '\u0000updated_at\u0000';
+
+function eventPayloadText(payload: BookingEventPayload): string {
+  return JSON.stringify({ ...payload, timestamp: UPDATED_AT, data: { ...payload.data, created_at: CREATED_AT, updated_at: UPDATED_AT } });
 }
 
 /** SQLSTATE of create_booking when no candidate can take the booking. */
@@ -106,7 +120,7 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
                            day_to => $5::timestamptz[], collective => $6, blocked => $7::tstzrange, event_id => $8,
                            payload => $9::jsonb, broadcast => $10::text[], jobs => $11::jsonb, jobs_if_subscribed => $12::jsonb) c`,
     [
-      JSON.stringify(d.booking),
+      JSON.stringify({ ...d.booking, metadata: JSON.stringify(d.booking.metadata) }),
       d.hold.candidates,
       d.hold.zones,
       d.hold.dayFrom,
@@ -114,7 +128,7 @@ export async function createDraft(db: Db, d: NewDraft): Promise<{ booking: Booki
       d.collective,
       blockedRange(d.hold),
       d.event.id,
-      JSON.stringify(d.event.payload),
+      JSON.stringify(eventPayloadText(d.event.payload)),
       d.broadcast,
       jobSpecsJson(d.jobs),
       jobSpecsJson(d.jobsIfSubscribed),

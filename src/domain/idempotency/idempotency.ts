@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/pool.ts';
 import * as store from '../../db/queries/idempotency-keys.ts';
 import type { IdemKey } from '../../db/queries/idempotency-keys.ts';
+import { isRawJson } from '../../lib/exact-json.ts';
 import { Conflict, PreconditionFailed, ValidationError } from '../errors.ts';
 
 export type { IdemKey };
@@ -11,6 +12,8 @@ const LOCK_SECONDS = 60;
 export const MAX_KEY_LENGTH = 255;
 
 function canonical(value: unknown): string {
+  // a metadata number kept as written (src/lib/exact-json.ts): its literal, as JSON.stringify writes it
+  if (isRawJson(value)) return value.rawJSON;
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFound, ValidationError } from '../../domain/errors.ts';
+import { isRawJson } from '../../lib/exact-json.ts';
 import { badPercentEncoding } from '../errors.ts';
 
 /**
@@ -40,7 +41,8 @@ export function findTextProblem(value: unknown): TextProblem | undefined {
       if (problem) return { field: path, problem };
       continue;
     }
-    if (v === null || typeof v !== 'object') continue;
+    // a number kept as written (metadata, src/lib/exact-json.ts) is a leaf like any number
+    if (v === null || typeof v !== 'object' || isRawJson(v)) continue;
     if (depth >= MAX_DEPTH) return { field: path, problem: `must not be nested more than ${MAX_DEPTH} levels deep` };
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: join(path, i), depth: depth + 1 });

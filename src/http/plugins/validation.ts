@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { isEmailAddress } from '../../domain/email-address.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { parseDate, parseDateTime } from '../../lib/dates.ts';
+import { mayChangeNumbers, parseExact } from '../../lib/exact-json.ts';
 import { join } from './hostile-text.ts';
 import { COMPONENTS } from '../schemas/components.ts';
 
@@ -153,6 +154,20 @@ function forbiddenKey(text: string): ValidationError | undefined {
 }
 
 /**
+ * A booking's metadata is returned exactly as sent (decisions.md §8): where the body's text may
+ * hold a number a double would change (`12345678901234567890`, `1.0`), the metadata is read again
+ * keeping those numbers' literals (src/lib/exact-json.ts). Every other field keeps plain numbers,
+ * which is what its schema checks.
+ */
+function withExactMetadata(text: string, body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const metadata = (body as Record<string, unknown>).metadata;
+  if (metadata === null || typeof metadata !== 'object' || !mayChangeNumbers(text)) return body;
+  (body as Record<string, unknown>).metadata = (parseExact(text) as Record<string, unknown>).metadata;
+  return body;
+}
+
+/**
  * Bodies are JSON. An empty body means "no body" whatever its Content-Type: clients that always
  * send `Content-Type: application/json` send it on bodyless DELETEs and POSTs too, fetch labels
  * an empty string text/plain and curl -d '' labels it a form. A route that needs a body still
@@ -169,7 +184,7 @@ export function installBodyParsers(app: FastifyInstance): void {
       return done(new ValidationError('body is not valid UTF-8', 'body'), undefined);
     }
     if (text.trim() === '') return done(null, undefined);
-    return json(req, text, (err, value) => (err ? done(forbiddenKey(text) ?? err, undefined) : done(null, value)));
+    return json(req, text, (err, value) => (err ? done(forbiddenKey(text) ?? err, undefined) : done(null, withExactMetadata(text, value))));
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     if (String(body).trim() === '') return done(null, undefined);
