@@ -40,6 +40,8 @@ export interface Config {
   rateLimitLive: number;
   rateLimitTest: number;
   workerConcurrency: number;
+  /** WEBHOOK_MAX_SENDS: webhook sends one worker process has in flight at most (src/domain/webhooks/sends.ts). */
+  webhookMaxSends: number;
   /** API_POOL_SIZE: the most database connections the API of one `serve` process holds at once. */
   apiPoolSize: number;
   logLevel: string;
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitLive: check(() => int(env, 'RATE_LIMIT_LIVE_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     rateLimitTest: check(() => int(env, 'RATE_LIMIT_TEST_PER_MINUTE', 100, 1, 1_000_000), 100),
     workerConcurrency: check(() => int(env, 'WORKER_CONCURRENCY', 64, 1, 500), 64),
+    webhookMaxSends: check(() => int(env, 'WEBHOOK_MAX_SENDS', 256, 1, 10_000), 256),
     apiPoolSize: check(() => int(env, 'API_POOL_SIZE', 20, 1, 500), 20),
     logLevel,
     logFormat,

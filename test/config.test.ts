@@ -58,3 +58,13 @@ describe('API_POOL_SIZE', () => {
     refused({ API_POOL_SIZE: 'ten' }, /^API_POOL_SIZE: expected a whole number, got "ten"$/);
   });
 });
+
+describe('WEBHOOK_MAX_SENDS', () => {
+  it('takes a whole number from 1 to 10000, 256 without it, and refuses anything else', () => {
+    assert.equal(loadConfig({}).webhookMaxSends, 256);
+    assert.equal(loadConfig({ WEBHOOK_MAX_SENDS: '1' }).webhookMaxSends, 1);
+    assert.equal(loadConfig({ WEBHOOK_MAX_SENDS: '10000' }).webhookMaxSends, 10_000);
+    refused({ WEBHOOK_MAX_SENDS: '0' }, /^WEBHOOK_MAX_SENDS: must be between 1 and 10000, got 0$/);
+    refused({ WEBHOOK_MAX_SENDS: 'many' }, /^WEBHOOK_MAX_SENDS: expected a whole number, got "many"$/);
+  });
+});

@@ -293,6 +293,7 @@ export const COLUMNS = {
     error: 'text null',
     created_at: 'timestamptz',
     next_attempt_at: 'timestamptz null',
+    sent_by: 'text null',
   },
   email_outbox: {
     id: 'text',

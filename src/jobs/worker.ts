@@ -5,6 +5,7 @@ import type { WorkerDeps } from './deps.ts';
 import { jobsFailed, observePool, observeQueue } from '../metrics.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { buildTaskList } from './task-list.ts';
+import { webhookSendsOf } from './tasks/deliver-webhook.ts';
 
 // enforce-retention: docs/operations.md, Retention
 const CRONTAB = [
@@ -143,6 +144,9 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
       stopping = true;
       try {
         await current.stop();
+        // the webhook sends its jobs started, each within its 5 s limit, and their outcomes
+        // recorded, while this pool still counts as alive (their `sent_by`)
+        await webhookSendsOf(deps).drain();
       } finally {
         await heartbeat.stop();
         resolveStopped();

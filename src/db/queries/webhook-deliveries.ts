@@ -25,6 +25,7 @@ export async function fanOutAndOpen(
   idBase: string,
   deliveryIdBase: string,
   everyActive: readonly string[],
+  sentBy: string | null = null,
 ): Promise<OpenedAttempt[]> {
   const opened = await rows<WebhookMessageRow & { delivery_id: string; w_url: string; w_secret: string }>(
     db,
@@ -42,13 +43,13 @@ export async function fanOutAndOpen(
        on conflict (event_id, webhook_id) do nothing
        returning *
      ), d as (
-       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status)
-       select $3 || right(ins.id, 2), ins.id, ins.webhook_id, ins.event_id, ins.event_type, 1, 'pending' from ins
+       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status, sent_by)
+       select $3 || right(ins.id, 2), ins.id, ins.webhook_id, ins.event_id, ins.event_type, 1, 'pending', $5 from ins
        returning id, message_id
      )
      select ins.*, d.id as delivery_id, subs.url as w_url, subs.secret_encrypted as w_secret
      from ins join d on d.message_id = ins.id join subs on subs.id = ins.webhook_id`,
-    [eventId, idBase, deliveryIdBase, everyActive],
+    [eventId, idBase, deliveryIdBase, everyActive, sentBy],
   );
   return opened.map(({ delivery_id, w_url, w_secret, ...message }) => ({
     message,
@@ -100,6 +101,8 @@ export interface OpenAttemptInput {
   position: number;
   deliveryId: string;
   interruptedError: string;
+  /** The worker pool that sends it (`sent_by`, which the sweeper checks), or null. */
+  sentBy: string | null;
 }
 
 /**
@@ -125,13 +128,13 @@ export async function openAttempt(
        update webhook_deliveries set status = 'failed', error = $4
        where message_id = (select id from ok) and status = 'pending' returning id
      ), ins as (
-       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status)
+       insert into webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, status, sent_by)
        select $3, ok.id, ok.webhook_id, ok.event_id, ok.event_type,
-              (select count(*) + 1 from webhook_deliveries where message_id = ok.id), 'pending'
+              (select count(*) + 1 from webhook_deliveries where message_id = ok.id), 'pending', $5
        from ok returning id
      )
      select m.*, (select id from ins) as delivery_id from m`,
-    [a.messageId, a.position, a.deliveryId, a.interruptedError],
+    [a.messageId, a.position, a.deliveryId, a.interruptedError, a.sentBy],
   );
   if (!row) return undefined;
   const { w_url, w_is_active: _active, w_secret, delivery_id, ...message } = row;
@@ -211,27 +214,29 @@ export async function finishAttempt(
 }
 
 /**
- * (Records are stamped by the database clock, so this compares with it too.)
- * Messages whose current attempt has been `pending` for longer than any attempt can take (the
- * 5 s limit plus bookkeeping): the worker making it died. Their job is locked by the dead worker
- * until graphile-worker's fixed 4-hour lock timeout, so the sweeper queues a fresh one.
- */
-/**
- * Messages whose `pending` attempt is older than `olderThanSeconds` and that no live worker is
- * working on: neither the message's own job (a retry, a test event, a revived attempt) nor the
- * fan-out of its event (a first attempt) is locked by a pool that is alive now
- * (src/db/functions/worker_pool_is_alive.sql). A live worker's attempt is never revived, however slow.
+ * Messages whose `pending` attempt is older than `olderThanSeconds` (longer than any attempt can
+ * take: the 5 s limit plus bookkeeping) and that no live worker is working on: the pool that
+ * sends it (`sent_by`) is dead (its liveness lock free, or its row gone: a dead pool's row is
+ * deleted once its jobs are recovered, where worker_pool_is_alive presumes a pool without a row
+ * alive, as one whose job is locked may be registering), or has had it for more than
+ * `senderTrustedSeconds` (its outcome could not be recorded), and neither the message's own job (a retry, a test event, a revived
+ * attempt) nor the fan-out of its event (a first attempt of the release before 087, whose job held
+ * the send) is locked by a pool that is alive now (src/db/functions/worker_pool_is_alive.sql).
+ * Records are stamped by the database clock, so this compares with it too.
  */
 export function stuckMessages(
   db: Db,
   olderThanSeconds: number,
   jobs: { messageKeyPrefix: string; dispatchTask: string },
+  senderTrustedSeconds: number,
 ): Promise<Array<{ message_id: string; next_position: number }>> {
   return rows(
     db,
     `select distinct m.id as message_id, m.next_position
      from webhook_deliveries d join webhook_messages m on m.id = d.message_id
      where d.status = 'pending' and m.status = 'pending' and d.created_at < clock_timestamp() - make_interval(secs => $1)
+       and (d.sent_by is null or d.created_at < clock_timestamp() - make_interval(secs => $4)
+            or not exists (select 1 from worker_heartbeats h where h.pool_id = d.sent_by and worker_pool_is_alive(h.pool_id)))
        and not exists (
          select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
           where j.locked_by is not null
@@ -239,7 +244,7 @@ export function stuckMessages(
                  or (t.identifier = $3 and j.payload->>'eventId' = m.event_id))
             and worker_pool_is_alive(j.locked_by))
      limit 1000`,
-    [olderThanSeconds, jobs.messageKeyPrefix, jobs.dispatchTask],
+    [olderThanSeconds, jobs.messageKeyPrefix, jobs.dispatchTask, senderTrustedSeconds],
   );
 }
 

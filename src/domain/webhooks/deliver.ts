@@ -12,6 +12,7 @@ import { webhookAttemptDuration, webhookAttempts } from '../../metrics.ts';
 import type { AttemptOutcome, DeliveryClient } from './http-client.ts';
 import { deliveryJobKey, newDeliveryId } from './ids.ts';
 import { nextAttemptAt } from './schedule.ts';
+import type { Sends } from './sends.ts';
 import { signingKey } from './secrets.ts';
 import { recordSuccess } from './success-batch.ts';
 import { sign } from './signature.ts';
@@ -27,6 +28,10 @@ export interface DeliverDeps {
   now: () => Date;
   client: DeliveryClient;
   log: Logger;
+  /** This process's sends in flight: an attempt is started there, not awaited (sends.ts). */
+  sends: Sends;
+  /** The worker pool that sends (each attempt's `sent_by`), or null outside a worker. */
+  sentBy: string | null;
 }
 
 /** A 'deliver-webhook' job's payload: the message and the schedule position (1-based) it makes; a passed position does nothing. */
@@ -53,6 +58,7 @@ async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<Opened
       position: p.position,
       deliveryId: newDeliveryId(),
       interruptedError: INTERRUPTED_ERROR,
+      sentBy: deps.sentBy,
     }),
   );
   if (!opened) return null;
@@ -104,13 +110,14 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
 }
 
 /**
- * One attempt of one message. The secret is read and the body signed at the attempt, so a
+ * One attempt of one message: opened, then sent among this process's sends in flight (resolves
+ * once the send has started). The secret is read and the body signed at the attempt, so a
  * rotation applies to every attempt made after it; `webhook-id` is the message id on every
  * attempt; `webhook-timestamp` is the attempt's time.
  */
 export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Promise<void> {
   const started = await openAttempt(deps, p);
-  if (started) await sendOpenedAttempt(deps, p.position, started);
+  if (started) await deps.sends.start(() => sendOpenedAttempt(deps, p.position, started));
 }
 
 /**

@@ -31,15 +31,18 @@ export async function enqueueFirstAttempts(tx: Tx, messages: WebhookMessageRow[]
  * atomic; safe to run twice: a message exists once per (event, subscription), and a second run
  * opens nothing). BOOKING_UPDATED goes to every active subscription (see events.ts).
  *
- * The first attempts are then sent here, side by side, instead of by one queued job each: that
- * halves the queue's work per event. Nothing is lost that a job would give: each attempt's
- * `pending` record is committed before it is sent, so if this worker dies the sweeper (sweep.ts)
- * queues a job for it, exactly as for a delivery job cut off mid-attempt; a failed first attempt
- * queues its retry job as usual. A slow receiver holds only this job (at most the 5 s limit),
- * never another subscription's attempt. Returns the number of messages made.
+ * The first attempts are then started here, side by side, among the process's sends in flight
+ * (sends.ts), instead of by one queued job each: that halves the queue's work per event, and the
+ * job ends once they have started, so a slow receiver holds no job slot. Nothing is lost that a
+ * job would give: each attempt's `pending` record, naming the pool that sends it, is committed
+ * before it is sent, so if this worker dies the sweeper (sweep.ts) queues a job for it, exactly as
+ * for a delivery job cut off mid-attempt; a failed first attempt queues its retry job as usual.
+ * Returns the number of messages made.
  */
 export async function dispatchEvent(deps: DeliverDeps, eventId: string): Promise<number> {
-  const opened = await openingSlot(() => fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS]));
-  await Promise.all(opened.map((started) => sendOpenedAttempt(deps, 1, started)));
+  const opened = await openingSlot(() =>
+    fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], deps.sentBy),
+  );
+  for (const started of opened) await deps.sends.start(() => sendOpenedAttempt(deps, 1, started));
   return opened.length;
 }

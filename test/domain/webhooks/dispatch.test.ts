@@ -8,6 +8,7 @@ import { validateSeed } from '../../../src/domain/seed/validate.ts';
 import { deliverMessage } from '../../../src/domain/webhooks/deliver.ts';
 import { dispatchEvent } from '../../../src/domain/webhooks/dispatch.ts';
 import { createDeliveryClient } from '../../../src/domain/webhooks/http-client.ts';
+import { createSends } from '../../../src/domain/webhooks/sends.ts';
 import { createWebhook, updateWebhook } from '../../../src/domain/webhooks/manage.ts';
 import type { TestDatabase } from '../../helpers/db.ts';
 import { createTestDatabase } from '../../helpers/db.ts';
@@ -33,7 +34,19 @@ after(async () => {
   await db.drop();
 });
 
-const deps = () => ({ db: db.pool, config, now: () => new Date(), client, log: pino({ level: 'silent' }) });
+const log = pino({ level: 'silent' });
+const sends = createSends(16, log);
+const deps = () => ({ db: db.pool, config, now: () => new Date(), client, log, sends, sentBy: null });
+// the job ends once its sends have started; these wait for them too
+const dispatch = async (eventId: string) => {
+  const made = await dispatchEvent(deps(), eventId);
+  await sends.drain();
+  return made;
+};
+const deliver = async (p: { messageId: string; position: number }) => {
+  await deliverMessage(deps(), p);
+  await sends.drain();
+};
 const jobs = async () =>
   (
     await db.pool
@@ -42,12 +55,12 @@ const jobs = async () =>
   ).rows;
 const scope = { organizationId: 'org_northwind', mode: 'test' as const };
 
-describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => {
+describe('dispatchEvent: fan-out and first attempts started by the dispatch job', () => {
   it('makes the first attempt of every matching subscription itself, queues no job, and a rerun does nothing', async () => {
     const a = await createWebhook(db.pool, scope, { url: `${rx.origin}/a`, events: ['BOOKING_CREATED'] }, config, new Date());
     const b = await createWebhook(db.pool, scope, { url: `${rx.origin}/b`, events: ['BOOKING_CREATED'] }, config, new Date());
     const { eventId, booking } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
-    assert.equal(await dispatchEvent(deps(), eventId), 2);
+    assert.equal(await dispatch(eventId), 2);
     assert.equal(verifyDelivery(a.secret, rx.on('/a')[0]!).data.id, booking.id);
     assert.equal(verifyDelivery(b.secret, rx.on('/b')[0]!).data.id, booking.id);
     assert.deepEqual(await jobs(), [], 'no deliver-webhook job for a first attempt that succeeded');
@@ -58,7 +71,7 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
       { attempt: 1, status: 'succeeded', response_status: 200 },
     ]);
 
-    assert.equal(await dispatchEvent(deps(), eventId), 0, 'at-least-once: a second run of the job adds and sends nothing');
+    assert.equal(await dispatch(eventId), 0, 'at-least-once: a second run of the job adds and sends nothing');
     assert.equal(rx.on('/a').length, 1);
     await db.pool.query('delete from webhooks');
   });
@@ -67,7 +80,7 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
     rx.reply = () => ({ status: 503, body: 'busy' });
     const w = await createWebhook(db.pool, scope, { url: `${rx.origin}/down`, events: ['BOOKING_CREATED'] }, config, new Date());
     const { eventId } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
-    assert.equal(await dispatchEvent(deps(), eventId), 1);
+    assert.equal(await dispatch(eventId), 1);
     const [job] = await jobs();
     const message = (await db.pool.query(`select id, status, next_position from webhook_messages where event_id = $1`, [eventId])).rows[0];
     assert.deepEqual(job.payload, { messageId: message.id, position: 2 });
@@ -83,7 +96,7 @@ describe('dispatchEvent: fan-out and first attempts in the dispatch job', () => 
 
     // disabled before the retry runs: the retry is not made, and the history stops announcing it
     await updateWebhook(db.pool, scope, w.id, { is_active: false }, config, new Date());
-    await deliverMessage(deps(), { messageId: message.id, position: 2 });
+    await deliver({ messageId: message.id, position: 2 });
     assert.equal(rx.on('/down').length, 1);
     const after = (await db.pool.query(`select status from webhook_messages where id = $1`, [message.id])).rows[0];
     assert.equal(after.status, 'failed');
@@ -98,9 +111,9 @@ describe('a retry skipped because the webhook was disabled', () => {
     rx.reply = () => ({ status: 503, body: 'busy' });
     const w = await createWebhook(db.pool, scope, { url: `${rx.origin}/twice`, events: ['BOOKING_CREATED'] }, config, new Date());
     const { eventId } = await recordBookingEvent(db.pool, 'BOOKING_CREATED');
-    assert.equal(await dispatchEvent(deps(), eventId), 1);
+    assert.equal(await dispatch(eventId), 1);
     const message = (await db.pool.query(`select id from webhook_messages where event_id = $1`, [eventId])).rows[0];
-    await deliverMessage(deps(), { messageId: message.id, position: 2 });
+    await deliver({ messageId: message.id, position: 2 });
     const history = async () =>
       (await db.pool.query(`select attempt, next_attempt_at from webhook_deliveries where event_id = $1 order by attempt`, [eventId])).rows;
     const [first, second] = await history();
@@ -108,7 +121,7 @@ describe('a retry skipped because the webhook was disabled', () => {
     rx.reply = () => ({ status: 200 });
 
     await updateWebhook(db.pool, scope, w.id, { is_active: false }, config, new Date());
-    await deliverMessage(deps(), { messageId: message.id, position: 3 });
+    await deliver({ messageId: message.id, position: 3 });
     assert.equal(rx.on('/twice').length, 2, 'the third attempt was not made');
     assert.deepEqual(await history(), [
       { attempt: 1, next_attempt_at: first.next_attempt_at },

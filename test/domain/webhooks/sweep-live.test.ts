@@ -56,3 +56,37 @@ it('an old pending attempt is left alone while a live worker holds its fan-out j
   const job = await q(`select key from graphile_worker.jobs where task_identifier = 'deliver-webhook'`);
   assert.equal(job.rows[0]?.key, `webhook-message:${opened[0]!.message.id}`);
 });
+
+it('an attempt sent by a live pool after its job ended is left alone for a minute; a dead or vanished sender is revived', async () => {
+  await q('delete from webhooks');
+  const hook = await t.request('POST', '/v1/webhooks', {
+    key: KEYS.secret,
+    body: { url: 'https://127.0.0.1:9/hook', events: ['BOOKING_CREATED'] },
+  });
+  assert.equal(hook.status, 201, hook.text);
+  await holder.query('select pg_advisory_lock($1, 5252)', [LIVENESS_LOCK_NAMESPACE]);
+  await q(`insert into worker_heartbeats (pool_id, lock_key) values ('pool-sending', 5252)`);
+  // the fan-out job ended once its send started (src/domain/webhooks/sends.ts): no job holds it
+  const open = async (sentBy: string, age: string) => {
+    const { eventId } = await recordBookingEvent(t.db.pool, 'BOOKING_CREATED');
+    const [opened] = await fanOutAndOpen(t.db.pool, eventId!, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], sentBy);
+    await q(`delete from graphile_worker._private_jobs`);
+    await q(`update webhook_deliveries set created_at = now() - $2::interval where message_id = $1`, [opened!.message.id, age]);
+    return opened!.message.id;
+  };
+  const sending = await open('pool-sending', '20 seconds');
+  assert.equal(await sweepStuckDeliveries(t.db.pool, new Date()), 0, 'its sender lives: still sending');
+  const unrecorded = await open('pool-sending', '61 seconds');
+  const vanished = await open('pool-recovered-and-deleted', '20 seconds');
+  assert.equal(await sweepStuckDeliveries(t.db.pool, new Date()), 2);
+  const deliveryJobs = async () =>
+    (
+      await q(`select j.payload->>'messageId' as id from graphile_worker._private_jobs j
+                 join graphile_worker._private_tasks k on k.id = j.task_id where k.identifier = 'deliver-webhook'`)
+    ).rows.map((r) => r.id as string);
+  assert.deepEqual((await deliveryJobs()).sort(), [unrecorded, vanished].sort());
+  await holder.query('select pg_advisory_unlock_all()');
+  await q(`delete from graphile_worker._private_jobs`);
+  assert.equal(await sweepStuckDeliveries(t.db.pool, new Date()), 3, 'its sender died');
+  assert.ok((await deliveryJobs()).includes(sending));
+});
