@@ -20,12 +20,13 @@ declare global {
 }
 
 /**
- * Text that may hold a number a double would change: 16 or more digits in a row (beyond a
- * double's 15 exact ones), an exponent, a fraction ending in 0, six zeros after the point
- * (written back as `1e-7`), or a minus zero. It is tested on the whole text, strings included,
- * so it may say yes when nothing would change; the reviver decides each number exactly.
+ * Text that may hold a number a double would change: 16 or more digits, the point between them
+ * or not (beyond a double's 15 exact ones: `52.520008123456789`), an exponent, a fraction ending
+ * in 0, six zeros after the point (written back as `1e-7`), or a minus zero. It is tested on the
+ * whole text, strings included, so it may say yes when nothing would change; the reviver decides
+ * each number exactly.
  */
-const MAY_CHANGE = /\d{16}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?![.\d])/;
+const MAY_CHANGE = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?![.\d])/;
 
 function keepLiteral(_key: string, value: unknown, context: { source?: string }): unknown {
   // Infinity (1e999) stays a number, so the checks that refuse it still see it.

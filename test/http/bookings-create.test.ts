@@ -319,6 +319,16 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
     assert.ok(res.text.includes(`"metadata":${text}`), res.text);
   });
 
+  it('metadata thousands of levels deep is refused for its depth, a kept literal in it or not', async () => {
+    for (const leaf of ['1', '1.0']) {
+      const text = `{"a":${'['.repeat(10_000)}${leaf}${']'.repeat(10_000)}}`;
+      const body = JSON.stringify(introBody('2026-12-16T13:00:00Z')).replace(/}$/, `,"metadata":${text}}`);
+      const res = await t.request('POST', '/v1/bookings', { key: KEYS.secret, rawBody: body });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.body.error.message, /nested more than 32 levels/, leaf);
+    }
+  });
+
   it('keys are counted in characters as people count them: 40 emoji are a key of 40', async () => {
     const metadata = { ['😀'.repeat(40)]: 1 };
     const res = await create(t, introBody('2026-12-15T11:00:00Z', { metadata }));

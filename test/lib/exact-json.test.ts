@@ -15,6 +15,9 @@ describe('parseExact: numbers a double would change keep their literal', () => {
       '0.1000000000000000055511151231257827',
       '0.0000001',
       '100000000000000000000000',
+      '52.520008123456789',
+      '-8.407381133124667',
+      '8909558845.9866315',
     ]) {
       const text = `{"b":[${literal}],"a":{"n":${literal}}}`;
       const parsed = parseExact(text) as { b: unknown[]; a: { n: unknown } };

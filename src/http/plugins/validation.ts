@@ -163,7 +163,12 @@ function withExactMetadata(text: string, body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const metadata = (body as Record<string, unknown>).metadata;
   if (metadata === null || typeof metadata !== 'object' || !mayChangeNumbers(text)) return body;
-  (body as Record<string, unknown>).metadata = (parseExact(text) as Record<string, unknown>).metadata;
+  try {
+    (body as Record<string, unknown>).metadata = (parseExact(text) as Record<string, unknown>).metadata;
+  } catch {
+    // a reviver recurses: a body nested thousands of levels deep overflows it. Such a body is
+    // refused for its depth (hostile-text.ts), naming the field, as without the literal.
+  }
   return body;
 }
 
