@@ -144,10 +144,10 @@ export async function startWorker(deps: WorkerDeps): Promise<JobWorker> {
       stopping = true;
       try {
         await current.stop();
+      } finally {
         // the webhook sends its jobs started, each within its 5 s limit, and their outcomes
         // recorded, while this pool still counts as alive (their `sent_by`)
         await webhookSendsOf(deps).drain();
-      } finally {
         await heartbeat.stop();
         resolveStopped();
       }

@@ -110,14 +110,19 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
 }
 
 /**
- * One attempt of one message: opened, then sent among this process's sends in flight (resolves
- * once the send has started). The secret is read and the body signed at the attempt, so a
+ * One attempt of one message: opened once this process has a place among its sends in flight,
+ * then sent there (resolves once the send has started). The secret is read and the body signed at the attempt, so a
  * rotation applies to every attempt made after it; `webhook-id` is the message id on every
  * attempt; `webhook-timestamp` is the attempt's time.
  */
 export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Promise<void> {
-  const started = await openAttempt(deps, p);
-  if (started) await deps.sends.start(() => sendOpenedAttempt(deps, p.position, started));
+  await deps.sends.openAndSend(
+    async () => {
+      const started = await openAttempt(deps, p);
+      return started ? [started] : [];
+    },
+    (started) => sendOpenedAttempt(deps, p.position, started),
+  );
 }
 
 /**

@@ -40,9 +40,8 @@ export async function enqueueFirstAttempts(tx: Tx, messages: WebhookMessageRow[]
  * Returns the number of messages made.
  */
 export async function dispatchEvent(deps: DeliverDeps, eventId: string): Promise<number> {
-  const opened = await openingSlot(() =>
-    fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], deps.sentBy),
+  return deps.sends.openAndSend(
+    () => openingSlot(() => fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], deps.sentBy)),
+    (started) => sendOpenedAttempt(deps, 1, started),
   );
-  for (const started of opened) await deps.sends.start(() => sendOpenedAttempt(deps, 1, started));
-  return opened.length;
 }

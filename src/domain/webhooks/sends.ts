@@ -2,46 +2,76 @@ import type { Logger } from 'pino';
 
 /**
  * The webhook sends in flight in one worker process. A job that makes attempts (an event's
- * fan-out, a retry) starts each send here and ends: a receiver that answers slowly holds no job
- * slot, so routing, mail and other subscriptions' events never wait behind it. At most `max`
- * sends are in flight; a job that would start one more waits for a place, and holds its slot
- * only while it waits.
+ * fan-out, a retry) opens them, starts their sends here and ends: a receiver that answers slowly
+ * holds no job slot, so routing, mail and other subscriptions' events never wait behind it.
  *
- * Nothing rests on this memory: each attempt's `pending` record is committed before its send
- * starts and names the pool that sends it (`sent_by`). If the process dies mid-send, the sweeper
- * (sweep.ts) makes the attempt again once that pool is dead; if the outcome cannot be recorded
- * (the database is away), once the record has been pending for SENDER_TRUSTED_SECONDS.
+ * At most `max` sends are in flight. A job waits for a place *before* it opens its attempts, so
+ * a send starts as soon as its `pending` record is committed, never minutes later: the sweeper
+ * judges an attempt by the time since it was opened (sweep.ts). A fan-out's place covers its
+ * first subscriber; its other subscribers' sends start with it, over the limit (at most 49 more,
+ * the webhooks an organization may have), rather than wait with their attempts open.
+ *
+ * Nothing rests on this memory: each attempt's `pending` record names the pool that sends it
+ * (`sent_by`). If the process dies mid-send, the sweeper makes the attempt again once that pool
+ * is dead; if the outcome cannot be recorded (the database is away), once the record has been
+ * pending for SENDER_TRUSTED_SECONDS.
  */
 export interface Sends {
-  /** Waits for a place, then runs `send` without waiting for it. */
-  start(send: () => Promise<void>): Promise<void>;
+  /**
+   * Waits for a place, opens attempts with `open`, then runs `send` for each without waiting for
+   * it. Answers how many were opened.
+   */
+  openAndSend<T>(open: () => Promise<readonly T[]>, send: (attempt: T) => Promise<void>): Promise<number>;
   /** Settles once every send started has finished (a stopping worker waits for it). */
   drain(): Promise<void>;
+  /** Sends running and places held for attempts being opened. */
   readonly inFlight: number;
 }
 
 export function createSends(max: number, log: Logger): Sends {
+  let taken = 0;
   const running = new Set<Promise<void>>();
   const waiting: (() => void)[] = [];
+  const free = () => {
+    taken--;
+    if (taken < max) waiting.shift()?.();
+  };
+  const run = (send: () => Promise<void>) => {
+    const sending: Promise<void> = send()
+      .catch((err: unknown) =>
+        // sendOpenedAttempt records every outcome of the HTTP request itself; this is the record failing
+        log.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          'a webhook attempt was sent but its outcome not recorded; the sweeper makes it again within a minute',
+        ),
+      )
+      .finally(() => {
+        running.delete(sending);
+        free();
+      });
+    running.add(sending);
+  };
   return {
     get inFlight() {
-      return running.size;
+      return taken;
     },
-    async start(send) {
-      while (running.size >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-      const sending: Promise<void> = send()
-        .catch((err: unknown) =>
-          // sendOpenedAttempt records every outcome of the HTTP request itself; this is the record failing
-          log.error(
-            { err: (err as Error).message },
-            'a webhook attempt was sent but its outcome not recorded; the sweeper makes it again within a minute',
-          ),
-        )
-        .finally(() => {
-          running.delete(sending);
-          waiting.shift()?.();
-        });
-      running.add(sending);
+    async openAndSend(open, send) {
+      while (taken >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+      taken++;
+      let opened: readonly Parameters<typeof send>[0][];
+      try {
+        opened = await open();
+      } catch (err) {
+        free();
+        throw err;
+      }
+      if (opened.length === 0) {
+        free();
+        return 0;
+      }
+      taken += opened.length - 1;
+      for (const attempt of opened) run(() => send(attempt));
+      return opened.length;
     },
     async drain() {
       while (running.size > 0) await Promise.all([...running]);
