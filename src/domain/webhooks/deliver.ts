@@ -42,8 +42,10 @@ export type DeliverPayload = Payload<'deliver-webhook'>;
  * process. Each one's foreign-key checks lock its webhook's row, and an organization's events
  * all go to the same few webhooks: with the worker's 64 slots opening attempts together, the
  * backends queued on that row's page (multixacts of KEY SHARE locks) and a 2-core machine
- * drained a backlog at 470-590 events/s; with 8 at a time, 780-860 (docs/webhooks.md, Performance). The HTTP
- * sends are not limited.
+ * drained a backlog at 470-590 events/s; with 8 at a time, 780-860 (docs/webhooks.md,
+ * Performance). A job takes its opening slot first, then its place among the sends in flight
+ * (sends.ts), then opens: so at most 8 fan-outs hold a place while they open, which bounds how
+ * far their other subscribers take the sends past WEBHOOK_MAX_SENDS.
  */
 export const openingSlot = limit(8);
 
@@ -52,15 +54,13 @@ export const openingSlot = limit(8);
  * dies mid-attempt leaves a trace the sweeper (sweep.ts) finds and acts on.
  */
 async function openAttempt(deps: DeliverDeps, p: DeliverPayload): Promise<OpenedAttempt | null> {
-  const opened = await openingSlot(() =>
-    deliveries.openAttempt(deps.db, {
-      messageId: p.messageId,
-      position: p.position,
-      deliveryId: newDeliveryId(),
-      interruptedError: INTERRUPTED_ERROR,
-      sentBy: deps.sentBy,
-    }),
-  );
+  const opened = await deliveries.openAttempt(deps.db, {
+    messageId: p.messageId,
+    position: p.position,
+    deliveryId: newDeliveryId(),
+    interruptedError: INTERRUPTED_ERROR,
+    sentBy: deps.sentBy,
+  });
   if (!opened) return null;
   const { message, target, deliveryId } = opened;
   if (deliveryId) return { message, target, deliveryId };
@@ -110,18 +110,20 @@ async function closeFailedAttempt(deps: DeliverDeps, p: DeliverPayload, s: Opene
 }
 
 /**
- * One attempt of one message: opened once this process has a place among its sends in flight,
- * then sent there (resolves once the send has started). The secret is read and the body signed at the attempt, so a
+ * One attempt of one message: opened once this process has an opening slot and a place among its
+ * sends in flight, then sent there (resolves once the send has started). The secret is read and the body signed at the attempt, so a
  * rotation applies to every attempt made after it; `webhook-id` is the message id on every
  * attempt; `webhook-timestamp` is the attempt's time.
  */
 export async function deliverMessage(deps: DeliverDeps, p: DeliverPayload): Promise<void> {
-  await deps.sends.openAndSend(
-    async () => {
-      const started = await openAttempt(deps, p);
-      return started ? [started] : [];
-    },
-    (started) => sendOpenedAttempt(deps, p.position, started),
+  await openingSlot(() =>
+    deps.sends.openAndSend(
+      async () => {
+        const started = await openAttempt(deps, p);
+        return started ? [started] : [];
+      },
+      (started) => sendOpenedAttempt(deps, p.position, started),
+    ),
   );
 }
 

@@ -40,8 +40,10 @@ export async function enqueueFirstAttempts(tx: Tx, messages: WebhookMessageRow[]
  * Returns the number of messages made.
  */
 export async function dispatchEvent(deps: DeliverDeps, eventId: string): Promise<number> {
-  return deps.sends.openAndSend(
-    () => openingSlot(() => fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], deps.sentBy)),
-    (started) => sendOpenedAttempt(deps, 1, started),
+  return openingSlot(() =>
+    deps.sends.openAndSend(
+      () => fanOutAndOpen(deps.db, eventId, newMessageIdBase(), newDeliveryIdBase(), [...BROADCAST_EVENTS], deps.sentBy),
+      (started) => sendOpenedAttempt(deps, 1, started),
+    ),
   );
 }

@@ -86,4 +86,51 @@ describe("a worker process's webhook sends in flight", () => {
     await sends.drain();
     assert.equal(sends.inFlight, 0);
   });
+
+  it('a send that throws before its first await gives its place back, and the others still run', async () => {
+    const sends = createSends(2, log);
+    const ran: number[] = [];
+    await sends.openAndSend(
+      async () => [1, 2, 3],
+      (x) => {
+        if (x === 1) throw new Error('thrown at once');
+        ran.push(x);
+        return Promise.resolve();
+      },
+    );
+    await sends.drain();
+    assert.deepEqual(ran, [2, 3]);
+    assert.equal(sends.inFlight, 0);
+    assert.equal(
+      await sends.openAndSend(
+        async () => ['next'],
+        async () => {},
+      ),
+      1,
+      'a later job gets a place',
+    );
+  });
+
+  it('drain waits for a job still opening its attempts, and for the send it then starts', async () => {
+    const sends = createSends(4, log);
+    const opening = deferred();
+    let sent = false;
+    const job = sends.openAndSend(
+      async () => {
+        await opening.promise;
+        return ['a'];
+      },
+      async () => {
+        sent = true;
+      },
+    );
+    let drained = false;
+    const draining = sends.drain().then(() => (drained = true));
+    await tick();
+    assert.equal(drained, false, 'a place is held while the attempt opens');
+    opening.resolve();
+    await job;
+    await draining;
+    assert.equal(sent, true);
+  });
 });
