@@ -37,9 +37,12 @@ function keepLiteral(_key: string, value: unknown, context: { source?: string })
 /** Whether `text` may hold a number that reading it as a double would change. */
 export const mayChangeNumbers = (text: string): boolean => MAY_CHANGE.test(text);
 
+/** JSON.parse with every number a double would change kept as its literal (slower: a reviver). */
+export const parseKeepingLiterals = (text: string): unknown => JSON.parse(text, keepLiteral);
+
 /** JSON.parse, keeping a number's literal wherever reading it as a double would change it. */
 export function parseExact(text: string): unknown {
-  return MAY_CHANGE.test(text) ? JSON.parse(text, keepLiteral) : JSON.parse(text);
+  return mayChangeNumbers(text) ? parseKeepingLiterals(text) : JSON.parse(text);
 }
 
 /** Whether `value` is a kept literal (a leaf, as a number is). */

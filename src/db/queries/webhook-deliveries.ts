@@ -219,9 +219,10 @@ export async function finishAttempt(
  * sends it (`sent_by`) is dead (its liveness lock free, or its row gone: a dead pool's row is
  * deleted once its jobs are recovered, where worker_pool_is_alive presumes a pool without a row
  * alive, as one whose job is locked may be registering), or has had it for more than
- * `senderTrustedSeconds` (its outcome could not be recorded), and neither the message's own job (a retry, a test event, a revived
- * attempt) nor the fan-out of its event (a first attempt of the release before 087, whose job held
- * the send) is locked by a pool that is alive now (src/db/functions/worker_pool_is_alive.sql).
+ * `senderTrustedSeconds` (its outcome could not be recorded), and neither the message's own job
+ * (a retry, a test event, a revived attempt) nor the fan-out of its event (a first attempt of the
+ * release before 087, whose job held the send) is locked by a pool that is alive now
+ * (src/db/functions/worker_pool_is_alive.sql).
  * Records are stamped by the database clock, so this compares with it too.
  */
 export function stuckMessages(

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { isEmailAddress } from '../../domain/email-address.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { parseDate, parseDateTime } from '../../lib/dates.ts';
-import { mayChangeNumbers, parseExact } from '../../lib/exact-json.ts';
+import { mayChangeNumbers, parseKeepingLiterals } from '../../lib/exact-json.ts';
 import { join } from './hostile-text.ts';
 import { COMPONENTS } from '../schemas/components.ts';
 
@@ -164,7 +164,7 @@ function withExactMetadata(text: string, body: unknown): unknown {
   const metadata = (body as Record<string, unknown>).metadata;
   if (metadata === null || typeof metadata !== 'object' || !mayChangeNumbers(text)) return body;
   try {
-    (body as Record<string, unknown>).metadata = (parseExact(text) as Record<string, unknown>).metadata;
+    (body as Record<string, unknown>).metadata = (parseKeepingLiterals(text) as Record<string, unknown>).metadata;
   } catch {
     // a reviver recurses: a body nested thousands of levels deep overflows it. Such a body is
     // refused for its depth (hostile-text.ts), naming the field, as without the literal.
