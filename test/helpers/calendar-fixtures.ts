@@ -120,6 +120,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/** iCalendar text with its folded lines joined (RFC 5545 §3.1), for matching whole properties. */
+export const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
+
 /** A live booking of Amara's event type at `time`, asserted 201; its id. */
 export async function bookAmara(t: TestApp, time: string): Promise<string> {
   const res = await t.request('POST', '/v1/bookings', {

@@ -309,6 +309,13 @@ describe('POST /bookings: metadata (decisions.md §8)', () => {
     });
     assert.equal(moved.status, 200, moved.text);
     assert.ok(moved.text.includes(sent), moved.text);
+    // and so do the events a change records (record_events, beside create_booking's own)
+    const changed = await t.db.pool.query(
+      `select type, payload::text as p from booking_events where booking_id = any($1) and type <> 'BOOKING_CREATED'`,
+      [[id, moved.body.booking.id]],
+    );
+    assert.ok(changed.rows.length >= 1, 'the reschedule recorded its events');
+    for (const e of changed.rows) assert.ok(e.p.includes(sent), `${e.type}: ${e.p}`);
   });
 
   it('a number kept as written is a leaf: it may sit as deep as any number', async () => {

@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { resourceUrl } from '../../src/domain/calendars/write-back.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, calendarSeed, unfolded, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
+import { introBody } from './bookings-helpers.ts';
 
 /**
  * Write-back when two hosts' primary calendars are one collection (a team calendar connected for
@@ -40,8 +41,6 @@ after(async () => {
   await radicale?.stop();
 });
 
-const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
-
 /** The meeting's event once its write-back jobs are done and `ready` holds for its text. */
 async function settledEvent(root: string, ready: (text: string) => boolean): Promise<string> {
   const href = resourceUrl(radicale.calendarUrl('team', 'shared'), `${root}@booking-service`);
@@ -61,13 +60,7 @@ describe('write-back to one collection connected for two hosts', { skip }, () =>
   it('a reschedule to the other host rewrites the shared event, with a higher SEQUENCE, and keeps it', async () => {
     const made = await t.request('POST', '/v1/bookings', {
       key: KEYS.live,
-      body: {
-        event_type_id: 'et_intro_call',
-        requested_time: '2026-12-02T09:00:00Z',
-        assign_to: MEMBERS.amara,
-        attendee: { name: 'Ada Lovelace', email: 'ada@example.com' },
-        custom_fields: { company: 'Analytical Engines' },
-      },
+      body: introBody('2026-12-02T09:00:00Z', { assign_to: MEMBERS.amara }),
     });
     assert.equal(made.status, 201, made.text);
     root = made.body.booking.id;

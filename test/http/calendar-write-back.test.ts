@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { resourceUrl } from '../../src/domain/calendars/write-back.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { startApp } from '../helpers/app.ts';
-import { AMARA_TYPE, calendarSeed, soloType, syncNow, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
+import { AMARA_TYPE, calendarSeed, soloType, syncNow, unfolded, vevent, waitFor } from '../helpers/calendar-fixtures.ts';
 import { KEYS, MEMBERS } from '../helpers/fixtures.ts';
 import type { Radicale } from '../helpers/radicale.ts';
 import { skipWithoutRadicale, startRadicale } from '../helpers/radicale.ts';
+import { introBody } from './bookings-helpers.ts';
 
 // Tuesday 2026-12-01 06:00 UTC; Amara works Mon–Fri 09:00–17:00 Europe/London.
 const NOW = new Date('2026-12-01T06:00:00Z');
@@ -64,8 +65,6 @@ const eventWhen = (rootId: string, ready: (text: string) => boolean) =>
     const r = await radicale.get('amara', href(rootId));
     return r.status === 200 && ready(r.text) ? r.text : undefined;
   });
-const unfolded = (text: string) => text.replace(/\r\n[ \t]/g, '');
-
 describe("booking write-back to the host's primary CalDAV calendar", { skip }, () => {
   let root: string;
 
@@ -150,13 +149,7 @@ describe("booking write-back to the host's primary CalDAV calendar", { skip }, (
   it("a reschedule that changes the host moves the event from one host's calendar to the other's", async () => {
     const res = await t.request('POST', '/v1/bookings', {
       key: KEYS.live,
-      body: {
-        event_type_id: 'et_intro_call',
-        requested_time: '2026-12-02T09:00:00Z',
-        assign_to: MEMBERS.amara,
-        attendee: { name: 'Ada Lovelace', email: 'ada@example.com' },
-        custom_fields: { company: 'Analytical Engines' },
-      },
+      body: introBody('2026-12-02T09:00:00Z', { assign_to: MEMBERS.amara }),
     });
     assert.equal(res.status, 201, res.text);
     const id = res.body.booking.id;
